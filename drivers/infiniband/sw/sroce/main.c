@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce: a software RoCE v2 device for the Linux RDMA stack.
+ *
+ * Module entry points. Bring-up order: namespaces (UDP sockets), netdev
+ * notifier, then the "sroce" link type that creates devices. Teardown
+ * reverses it, after every device is unregistered.
+ */
+#include <linux/module.h>
+#include <rdma/rdma_netlink.h>
+
+#include "sroce.h"
+
+static struct rdma_link_ops sroce_link_ops = {
+	.type = SROCE_LINK_TYPE,
+	.newlink = sroce_newlink,
+};
+
+static bool sroce_dev_any(struct sroce_dev *sdev, const void *arg)
+{
+	return true;
+}
+
+static int __init sroce_init(void)
+{
+	int err;
+
+	err = sroce_udp_init();
+	if (err)
+		return err;
+	err = sroce_netdev_init();
+	if (err) {
+		sroce_udp_exit();
+		return err;
+	}
+	rdma_link_register(&sroce_link_ops);
+	return 0;
+}
+
+static void __exit sroce_exit(void)
+{
+	/* Waits for a newlink in progress; no device is created after it. */
+	rdma_link_unregister(&sroce_link_ops);
+	sroce_unregister_matching(sroce_dev_any, NULL);
+	sroce_netdev_exit();
+	sroce_udp_exit();
+}
+
+module_init(sroce_init);
+module_exit(sroce_exit);
+
+MODULE_DESCRIPTION("Software RoCE v2 device");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK(SROCE_LINK_TYPE);

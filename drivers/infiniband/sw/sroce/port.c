@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The single RoCE port: attributes derived from the bound netdev, and the
+ * PORT_ACTIVE / PORT_ERR events when its carrier changes.
+ */
+#include <linux/rtnetlink.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+#include "limits.h"
+
+enum ib_port_state sroce_netdev_port_state(struct net_device *ndev)
+{
+	return netif_running(ndev) && netif_carrier_ok(ndev) ?
+		IB_PORT_ACTIVE : IB_PORT_DOWN;
+}
+
+/*
+ * Re-reads the netdev state and tells consumers when the port changed.
+ * Called by the netdev notifier under RTNL, which serialises writers.
+ */
+void sroce_port_update_state(struct sroce_dev *sdev)
+{
+	enum ib_port_state state = sroce_netdev_port_state(sdev->ndev);
+	struct ib_event event = {
+		.device = &sdev->ib_dev,
+		.element.port_num = SROCE_PORT,
+	};
+
+	ASSERT_RTNL();
+	if (state == sdev->port_state)
+		return;
+	WRITE_ONCE(sdev->port_state, state);
+	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+						IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&event);
+}
+
+static int sroce_query_port(struct ib_device *ib_dev, u32 port_num,
+			    struct ib_port_attr *attr)
+{
+	struct sroce_dev *sdev = to_sroce_dev(ib_dev);
+	struct net_device *ndev = sdev->ndev;
+	enum ib_mtu mtu;
+	int err;
+
+	/* The core zeroes *attr before calling us. */
+	attr->state = READ_ONCE(sdev->port_state);
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (dev_get_flags(ndev) & IFF_UP)
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+
+	attr->max_mtu = IB_MTU_4096;
+	/* The netdev MTU must also carry the IP/UDP/BTH/ext headers + ICRC. */
+	mtu = iboe_get_mtu(READ_ONCE(ndev->mtu));
+	attr->active_mtu = mtu ? mtu : IB_MTU_256;
+	attr->gid_tbl_len = SROCE_GID_TABLE_LEN;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = SROCE_MAX_MSG_SIZE;
+	attr->bad_pkey_cntr = 0;
+	attr->qkey_viol_cntr = 0;
+	attr->pkey_tbl_len = 1;
+	attr->lid = 0;
+	attr->sm_lid = 0;
+	attr->lmc = 0;
+	attr->max_vl_num = 1;
+
+	err = ib_get_eth_speed(ib_dev, port_num, &attr->active_speed,
+			       &attr->active_width);
+	return err;
+}
+
+static int sroce_get_port_immutable(struct ib_device *ib_dev, u32 port_num,
+				    struct ib_port_immutable *immutable)
+{
+	if (port_num != SROCE_PORT)
+		return -EINVAL;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->pkey_tbl_len = 1;
+	immutable->gid_tbl_len = SROCE_GID_TABLE_LEN;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ib_dev,
+						 u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int sroce_query_pkey(struct ib_device *ib_dev, u32 port_num,
+			    u16 index, u16 *pkey)
+{
+	if (index > 0)
+		return -EINVAL;
+	*pkey = SROCE_PKEY_DEFAULT;
+	return 0;
+}
+
+const struct ib_device_ops sroce_port_ops = {
+	.query_port = sroce_query_port,
+	.get_port_immutable = sroce_get_port_immutable,
+	.get_link_layer = sroce_get_link_layer,
+	.query_pkey = sroce_query_pkey,
+};

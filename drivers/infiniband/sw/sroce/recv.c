@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive path entry: a RoCE v2 datagram handed over by the UDP tunnel
+ * socket. Validates the transport headers and the ICRC without copying
+ * the packet (the ICRC is computed across the skb fragments in place).
+ *
+ * No queue pair exists yet, so a valid packet is counted and dropped.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+
+#include <sroce/icrc.h>
+#include <sroce/packet.h>
+
+#include "sroce.h"
+
+/* The ICRC over everything from the BTH up to, not including, the ICRC. */
+static bool sroce_recv_icrc_ok(struct sk_buff *skb, const struct udphdr *udph,
+			       const struct sroce_bth *bth, unsigned int len)
+{
+	unsigned int bth_off = skb_transport_offset(skb) + sizeof(*udph);
+	unsigned int consumed = 0;
+	struct skb_seq_state seq;
+	const u8 *chunk;
+	__le32 wire_icrc;
+	u32 state;
+
+	if (skb_copy_bits(skb, bth_off + len - SROCE_ICRC_BYTES, &wire_icrc,
+			  sizeof(wire_icrc)))
+		return false;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		state = sroce_icrc_begin(ip_hdr(skb), false, udph, bth);
+	else
+		state = sroce_icrc_begin(ipv6_hdr(skb), true, udph, bth);
+
+	/* The BTH itself was folded in by sroce_icrc_begin (masked). */
+	skb_prepare_seq_read(skb, bth_off + SROCE_BTH_BYTES,
+			     bth_off + len - SROCE_ICRC_BYTES, &seq);
+	for (;;) {
+		unsigned int n = skb_seq_read(consumed, &chunk, &seq);
+
+		if (!n)
+			break;
+		state = sroce_icrc_update(state, chunk, n);
+		consumed += n;
+	}
+	return sroce_icrc_final(state) == wire_icrc;
+}
+
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_packet_info info;
+	const struct udphdr *udph;
+	const struct sroce_bth *bth;
+	unsigned int len, hdr_len;
+
+	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
+
+	/* skb->data is at the UDP header; everything after it is ours. */
+	if (skb->len < sizeof(*udph) + SROCE_BTH_BYTES + SROCE_ICRC_BYTES)
+		goto bad_header;
+	len = skb->len - sizeof(*udph);
+
+	/*
+	 * Make the headers (not the payload) linear: the parser reads only
+	 * the BTH and the extension headers, and checks lengths against len.
+	 */
+	hdr_len = min_t(unsigned int, len, SROCE_MAX_HDR_BYTES);
+	if (!pskb_may_pull(skb, sizeof(*udph) + hdr_len))
+		goto bad_header;
+	udph = udp_hdr(skb);
+	bth = (const struct sroce_bth *)(udph + 1);
+
+	if (sroce_packet_parse(bth, len, &info))
+		goto bad_header;
+	if (!sroce_recv_icrc_ok(skb, udph, bth, len)) {
+		sroce_count(sdev, SROCE_CNT_RX_BAD_ICRC);
+		goto drop;
+	}
+
+	sroce_count(sdev, SROCE_CNT_RX_NO_QP);
+	goto drop;
+
+bad_header:
+	sroce_count(sdev, SROCE_CNT_RX_BAD_HEADER);
+drop:
+	kfree_skb(skb);
+}

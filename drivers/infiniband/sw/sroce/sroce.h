@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce: software RoCE v2 device — objects shared by every layer.
+ *
+ * Lifetime of a device (struct sroce_dev, embedded in its ib_device):
+ *  - created by the "rdma link add" newlink callback, which takes its own
+ *    hold on the netdev and a user reference on the UDP sockets of the
+ *    netdev's network namespace;
+ *  - the RDMA core owns the memory: after ib_register_device() the last
+ *    reference is the core's, and ops.dealloc_driver (sroce_dealloc_driver)
+ *    runs exactly once, under the core's unregistration lock, to release
+ *    what the driver took (netdev hold, socket reference, list entry);
+ *  - unregistration is started by "rdma link delete" (core), by the netdev
+ *    going away (queued from the notifier), by its namespace dying, or by
+ *    module unload. All of them funnel into the core's unregistration, which
+ *    is idempotent and fenced.
+ */
+#ifndef SROCE_H
+#define SROCE_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <rdma/ib_verbs.h>
+
+#define SROCE_DRV_NAME		"sroce"
+#define SROCE_LINK_TYPE		"sroce"
+#define SROCE_PORT		1
+
+/* Receive-side counters, exported as per-port hw counters. */
+enum sroce_counter {
+	SROCE_CNT_RX_PACKETS,
+	SROCE_CNT_RX_BAD_HEADER,
+	SROCE_CNT_RX_BAD_ICRC,
+	SROCE_CNT_RX_NO_QP,
+	SROCE_CNT_MAX,
+};
+
+struct sroce_counters {
+	u64 val[SROCE_CNT_MAX];
+};
+
+struct sroce_dev {
+	struct ib_device ib_dev;
+
+	/*
+	 * Bound netdev. Held (netdev_hold) from newlink until dealloc_driver,
+	 * so it is valid whenever the sroce_dev is.
+	 */
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+	/* Namespace whose UDP sockets this device holds a reference on. */
+	struct net *net;
+
+	/*
+	 * Port state as last reported to consumers. Written only under RTNL
+	 * (netdev notifier) or before registration; read with READ_ONCE.
+	 */
+	enum ib_port_state port_state;
+	/* The netdev began unregistering; protected by RTNL. */
+	bool ndev_gone;
+
+	/* Entry in the global device list; see device.c for its locking. */
+	struct list_head list;
+
+	struct sroce_counters __percpu *counters;
+
+	/* Object counts, checked against the limits in limits.h. */
+	atomic_t num_pd;
+};
+
+struct sroce_ucontext {
+	struct ib_ucontext ib_uc;
+};
+
+struct sroce_pd {
+	struct ib_pd ib_pd;
+};
+
+static inline struct sroce_dev *to_sroce_dev(struct ib_device *ib_dev)
+{
+	return container_of(ib_dev, struct sroce_dev, ib_dev);
+}
+
+static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
+{
+	this_cpu_inc(sdev->counters->val[c]);
+}
+
+/* device.c */
+int sroce_newlink(const char *ibdev_name, struct net_device *ndev);
+struct sroce_dev *sroce_dev_find_rcu(struct net_device *ndev);
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
+void sroce_dev_put(struct sroce_dev *sdev);
+void sroce_dev_netdev_gone(struct net_device *ndev);
+void sroce_unregister_matching(bool (*match)(struct sroce_dev *sdev,
+					     const void *arg),
+			       const void *arg);
+
+/* port.c */
+enum ib_port_state sroce_netdev_port_state(struct net_device *ndev);
+void sroce_port_update_state(struct sroce_dev *sdev);
+extern const struct ib_device_ops sroce_port_ops;
+
+/* netdev.c */
+int sroce_netdev_init(void);
+void sroce_netdev_exit(void);
+
+/* udp.c */
+int sroce_udp_init(void);
+void sroce_udp_exit(void);
+int sroce_udp_get(struct net *net);
+void sroce_udp_put(struct net *net);
+
+/* recv.c */
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb);
+
+/* stats.c */
+extern const struct ib_device_ops sroce_stats_ops;
+
+/* verbs_*.c */
+extern const struct ib_device_ops sroce_ucontext_ops;
+extern const struct ib_device_ops sroce_pd_ops;
+
+#endif /* SROCE_H */

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-port counters, visible through "rdma statistic" and
+ * /sys/class/infiniband/<dev>/ports/1/hw_counters/. Kept per CPU so that
+ * the receive path never bounces a shared cache line.
+ */
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+
+static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
+	[SROCE_CNT_RX_PACKETS] = { .name = "rx_packets" },
+	[SROCE_CNT_RX_BAD_HEADER] = { .name = "rx_bad_header" },
+	[SROCE_CNT_RX_BAD_ICRC] = { .name = "rx_bad_icrc" },
+	[SROCE_CNT_RX_NO_QP] = { .name = "rx_no_qp" },
+};
+
+static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib_dev,
+						       u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(sroce_counter_descs,
+					  ARRAY_SIZE(sroce_counter_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int sroce_get_hw_stats(struct ib_device *ib_dev,
+			      struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct sroce_dev *sdev = to_sroce_dev(ib_dev);
+	int cpu, i;
+
+	for (i = 0; i < SROCE_CNT_MAX; i++)
+		stats->value[i] = 0;
+	for_each_possible_cpu(cpu) {
+		const struct sroce_counters *c =
+			per_cpu_ptr(sdev->counters, cpu);
+
+		for (i = 0; i < SROCE_CNT_MAX; i++)
+			stats->value[i] += READ_ONCE(c->val[i]);
+	}
+	return SROCE_CNT_MAX;
+}
+
+const struct ib_device_ops sroce_stats_ops = {
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.get_hw_stats = sroce_get_hw_stats,
+};
