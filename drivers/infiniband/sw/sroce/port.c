@@ -44,7 +44,6 @@ static int sroce_query_port(struct ib_device *ib_dev, u32 port_num,
 	struct sroce_dev *sdev = to_sroce_dev(ib_dev);
 	struct net_device *ndev = sdev->ndev;
 	enum ib_mtu mtu;
-	int err;
 
 	/* The core zeroes *attr before calling us. */
 	attr->state = READ_ONCE(sdev->port_state);
@@ -70,9 +69,16 @@ static int sroce_query_port(struct ib_device *ib_dev, u32 port_num,
 	attr->lmc = 0;
 	attr->max_vl_num = 1;
 
-	err = ib_get_eth_speed(ib_dev, port_num, &attr->active_speed,
-			       &attr->active_width);
-	return err;
+	/*
+	 * The core forgets the netdev early in unregistration, while it may
+	 * still query the port: report a nominal speed rather than fail.
+	 */
+	if (ib_get_eth_speed(ib_dev, port_num, &attr->active_speed,
+			     &attr->active_width)) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
 }
 
 static int sroce_get_port_immutable(struct ib_device *ib_dev, u32 port_num,

@@ -21,7 +21,7 @@ static bool sroce_recv_icrc_ok(struct sk_buff *skb, const struct udphdr *udph,
 			       const struct sroce_bth *bth, unsigned int len)
 {
 	unsigned int bth_off = skb_transport_offset(skb) + sizeof(*udph);
-	unsigned int consumed = 0;
+	unsigned int consumed = 0, from, todo;
 	struct skb_seq_state seq;
 	const u8 *chunk;
 	__le32 wire_icrc;
@@ -37,16 +37,23 @@ static bool sroce_recv_icrc_ok(struct sk_buff *skb, const struct udphdr *udph,
 		state = sroce_icrc_begin(ipv6_hdr(skb), true, udph, bth);
 
 	/* The BTH itself was folded in by sroce_icrc_begin (masked). */
-	skb_prepare_seq_read(skb, bth_off + SROCE_BTH_BYTES,
-			     bth_off + len - SROCE_ICRC_BYTES, &seq);
-	for (;;) {
+	from = bth_off + SROCE_BTH_BYTES;
+	todo = len - SROCE_BTH_BYTES - SROCE_ICRC_BYTES;
+	skb_prepare_seq_read(skb, from, from + todo, &seq);
+	while (todo) {
+		/* skb_seq_read() may return more than asked for: clamp. */
 		unsigned int n = skb_seq_read(consumed, &chunk, &seq);
 
 		if (!n)
 			break;
+		n = min(n, todo);
 		state = sroce_icrc_update(state, chunk, n);
 		consumed += n;
+		todo -= n;
 	}
+	skb_abort_seq_read(&seq);
+	if (todo)
+		return false;
 	return sroce_icrc_final(state) == wire_icrc;
 }
 
