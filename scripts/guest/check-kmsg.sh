@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-kmsg.sh LOG...
+#
+# Exit 1 (and print the offending lines) if a kernel log shows a report
+# that means the kernel went wrong: warnings, BUGs, oopses, refcount and
+# list corruption, hung tasks, RCU stalls, sanitizer and kmemleak reports.
+# The taint notice for an unsigned out-of-tree module is expected and does
+# not match any of these.
+set -euo pipefail
+
+# Case-sensitive extended regexes, matched anywhere in a line.
+PATTERNS=(
+	'WARNING:'                          # WARN_ON, lockdep, ...
+	'BUG:'                              # NULL deref, sleeping in atomic, soft lockup, KASAN
+	'kernel BUG at'
+	'(^|\] )BUG [^ ]+ \('               # SLUB: "BUG kmalloc-64 (Tainted: ...): ..."
+	'\bOops\b'
+	'Call Trace'
+	'cut here'
+	'Kernel panic'
+	'general protection fault'
+	'refcount_t:'
+	'list_(add|del) corruption'
+	'hung_task|blocked for more than'
+	'self-detected stall|detected stalls on CPU|RCU stall|rcu: INFO:'
+	'\bUBSAN\b'
+	'\bKASAN\b'
+	'unreferenced object'               # kmemleak
+)
+
+re=$(IFS='|'; echo "${PATTERNS[*]}")
+bad=0
+for log in "$@"; do
+	if [[ ! -r $log ]]; then
+		echo "kernel log $log is missing"
+		bad=1
+		continue
+	fi
+	hits=$(grep -nE -- "$re" "$log" || true)
+	if [[ -n $hits ]]; then
+		echo "kernel log $log has reports:"
+		head -n 40 <<<"$hits" | sed "s/^/    /"
+		bad=1
+	fi
+done
+exit $bad

@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-guest-tests.sh [--impl sroce|rxe] [-t SECS] [PATTERN]
+#
+# Run the guest test cases, each in a fresh guest boot so that a crash in
+# one cannot spoil another: every tests/guest/*.sh in one guest, every
+# tests/guest2/*.sh in a pair of guests on a virtual wire. PATTERN (an
+# extended regex) selects cases by name, e.g. "device|guest2/".
+#
+# A case passes if its script exits 0 (in both guests for pairs) and the
+# guest kernel log shows no warnings, BUGs, oopses and the like
+# (scripts/guest/check-kmsg.sh). Prints "PASS guest/<case>" or
+# "FAIL guest/<case>: <reason>" per case and "guest: N passed, N failed".
+# Console logs and dmesg are kept in build/test-results/<kind>/<case>/.
+#
+# --impl rxe runs the same cases against the in-tree rdma_rxe, to prove a
+# case before blaming sroce for its failure.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+G=$REPO/scripts/guest
+
+impl=sroce timeout=300 pattern=
+while (($#)); do
+	case $1 in
+	--impl)       impl=$2; shift 2 ;;
+	-t|--timeout) timeout=$2; shift 2 ;;
+	-h|--help)    sed -n '4,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-*)           echo "run-guest-tests: unknown option $1" >&2; exit 2 ;;
+	*)            pattern=$1; shift ;;
+	esac
+done
+
+passed=0 failed=0
+
+pass() {
+	echo "PASS $1"
+	passed=$((passed + 1))
+}
+
+# fail NAME REASON DIR...: report, then show where to look.
+fail() {
+	local name=$1 reason=$2 d
+	shift 2
+	echo "FAIL $name: $reason"
+	failed=$((failed + 1))
+	for d in "$@"; do
+		if [[ -s $d/output.log ]]; then
+			echo "---- $d/output.log (tail)"
+			tail -n 25 "$d/output.log" | sed "s/^/  | /"
+		fi
+		if [[ -s $d/dmesg ]]; then
+			echo "---- $d/dmesg (tail)"
+			tail -n 25 "$d/dmesg" | sed "s/^/  | /"
+		elif [[ -s $d/console.log ]]; then
+			echo "---- $d/console.log (tail)"
+			tail -n 25 "$d/console.log" | sed "s/^/  | /"
+		fi
+	done
+	echo "---- kept in: $*"
+}
+
+# why DIR RC: one line on why a guest's run failed ("" if it did not).
+why() {
+	local d=$1 rc=$2 log=$1/dmesg msg
+	[[ -s $log ]] || log=$d/console.log
+	if ! msg=$("$G/check-kmsg.sh" "$log"); then
+		echo "kernel log: $(sed -n 2p <<<"$msg" | sed 's/^ *[0-9]*://')"
+		return
+	fi
+	case $rc in
+	0)   ;;
+	124) echo "timed out" ;;
+	125) echo "guest died before reporting (see console.log)" ;;
+	*)   msg=$(grep -h '^FAIL: ' "$d/output.log" 2>/dev/null | tail -n 1 || true)
+	     echo "${msg#FAIL: }${msg:+ }(exit $rc)" ;;
+	esac
+}
+
+wanted() { [[ -z $pattern || $1 =~ $pattern ]]; }
+
+# Small C helpers the cases run in the guest; built here, on the host.
+build_progs() {
+	local src out
+	mkdir -p "$REPO/build/guest/progs"
+	for src in "$REPO"/tests/guest/progs/*.c; do
+		[[ -e $src ]] || continue
+		out=$REPO/build/guest/progs/$(basename "$src" .c)
+		[[ $out -nt $src && $out -nt $REPO/tests/guest/progs/open_device.h ]] &&
+			continue
+		gcc -O2 -g -Wall -Wextra -o "$out" "$src" -libverbs -lrdmacm -lpthread ||
+			return 1
+	done
+}
+
+if ! build_progs; then
+	echo "FAIL guest/progs: cannot build tests/guest/progs"
+	failed=$((failed + 1))
+fi
+
+# Self-test kernel modules (tests/guest/kmod): building them inside the
+# emulated guest takes minutes, so they are built here too.
+if [[ $impl == sroce ]] && ! "$REPO/tests/guest/kmod/build.sh"; then
+	echo "FAIL guest/kmod: cannot build tests/guest/kmod"
+	failed=$((failed + 1))
+fi
+
+for t in "$REPO"/tests/guest/*.sh; do
+	[[ -e $t ]] || continue
+	case=$(basename "$t" .sh)
+	[[ $case == lib ]] && continue
+	name=guest/$case
+	wanted "$name" || continue
+	dir=$REPO/build/test-results/guest/$case
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	rc=0
+	"$G/run-guest" -t "$timeout" -r "$dir" -n "$case" --env "SROCE_IMPL=$impl" \
+		-- bash "$t" > "$dir/run.log" 2>&1 || rc=$?
+	reason=$(why "$dir" "$rc")
+	if [[ -z $reason ]]; then
+		pass "$name"
+	else
+		fail "$name" "$reason" "$dir"
+	fi
+done
+
+for t in "$REPO"/tests/guest2/*.sh; do
+	[[ -e $t ]] || continue
+	case=$(basename "$t" .sh)
+	name=guest2/$case
+	wanted "$name" || continue
+	dir=$REPO/build/test-results/guest2/$case
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	"$G/run-guest-pair" -t "$timeout" --env "SROCE_IMPL=$impl" "$dir" bash "$t" \
+		> "$dir/run.log" 2>&1 || true
+	reason=
+	for role in A B; do
+		r=$(why "$dir/$role" "$(cat "$dir/$role.rc" 2>/dev/null || echo 125)")
+		[[ -n $r ]] && reason+="${reason:+; }$role: $r"
+	done
+	if [[ -z $reason ]]; then
+		pass "$name"
+	else
+		fail "$name" "$reason" "$dir/A" "$dir/B"
+	fi
+done
+
+echo "guest: $passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The receive path against a real peer: the in-tree rdma_rxe (in the initial
+# namespace) sends RoCE v2 packets to an sroce device whose netdev lives in
+# another namespace, over IPv4 and IPv6. rdma_cm connection requests are
+# what rxe sends (UD, to QP1); sroce has no QPs yet, so it must count every
+# one as a well-formed packet with a valid ICRC, and drop it. Hand-made bad
+# datagrams must land in the matching error counters. This proves the wire
+# layer's parser and ICRC against rxe's own implementation in both families.
+. "$(dirname "$0")/lib.sh"
+
+[[ $SROCE_IMPL == sroce ]] || { log "sroce-only case: skipped on $SROCE_IMPL"; exit 0; }
+
+make_veth_netns
+
+load_sroce
+run_timeout 60 modprobe rdma_rxe || fail "modprobe rdma_rxe failed"
+run_timeout 30 rdma link add rxe0 type rxe netdev veth0 || fail "rxe link add failed"
+# rdma link add resolves the netdev in the caller's namespace.
+run_timeout 30 ip netns exec peer rdma link add sroce0 type sroce netdev veth1 ||
+	fail "sroce link add in namespace peer failed"
+wait_until 10 "sroce0" test -e /sys/class/infiniband/sroce0
+
+# rdma_rxe's netdev notifier looks its devices up by driver id, which
+# sroce shares: these events on sroce's netdev must not reach rxe's code
+# (they corrupted memory while sroce was in the core's netdev hash).
+ip -n peer link set veth1 mtu 1400
+ip -n peer link set veth1 down
+wait_until 10 "sroce0 port down" bash -c "[[ \$(cat $(port_dir sroce0)/state) == *DOWN ]]"
+ip -n peer link set veth1 up
+ip -n peer link set veth1 mtu 1500
+wait_until 10 "sroce0 port active" bash -c "[[ \$(cat $(port_dir sroce0)/state) == *ACTIVE ]]"
+assert_eq "$(devinfo_field sroce0 active_mtu)" "1024 (3)" "sroce0 active_mtu"
+
+cnt_dir=$(port_dir sroce0)/hw_counters
+cnt() { cat "$cnt_dir/$1"; }
+counters() { echo "rx_packets=$(cnt rx_packets) rx_no_qp=$(cnt rx_no_qp) rx_bad_icrc=$(cnt rx_bad_icrc) rx_bad_header=$(cnt rx_bad_header)"; }
+
+# Send connection requests from rxe to ADDR until sroce has counted at least
+# MIN packets in total; rping itself fails (nobody answers), as it should.
+requests_to() {		# ADDR MIN
+	local addr=$1 min=$2
+	run_timeout 25 rping -c -a "$addr" -C 1 >"$RESULTS/rping-$addr.txt" 2>&1 &
+	wait_until 20 "$min packets at sroce0 from rxe ($addr)" \
+		bash -c "(( \$(cat $cnt_dir/rx_packets) >= $min ))"
+	kill %1 2>/dev/null || true
+	wait 2>/dev/null || true
+}
+
+assert_eq "$(counters)" "rx_packets=0 rx_no_qp=0 rx_bad_icrc=0 rx_bad_header=0" "counters at start"
+
+log "IPv4: rdma_cm requests from rxe0"
+requests_to 192.0.2.2 1
+c=$(counters); log "$c"
+n4=$(cnt rx_packets)
+assert_eq "$(cnt rx_bad_icrc)" 0 "IPv4 packets from rxe with a bad ICRC"
+assert_eq "$(cnt rx_bad_header)" 0 "IPv4 packets from rxe with a bad header"
+assert_eq "$(cnt rx_no_qp)" "$n4" "IPv4 packets dropped for want of a QP"
+
+log "IPv6: rdma_cm requests from rxe0"
+requests_to 2001:db8::2 $((n4 + 1))
+c=$(counters); log "$c"
+n6=$(cnt rx_packets)
+assert_eq "$(cnt rx_bad_icrc)" 0 "IPv6 packets from rxe with a bad ICRC"
+assert_eq "$(cnt rx_bad_header)" 0 "IPv6 packets from rxe with a bad header"
+assert_eq "$(cnt rx_no_qp)" "$n6" "IPv6 packets dropped for want of a QP"
+
+# The kernel CM keeps retransmitting after rping is gone: remove rxe so
+# that only the hand-made datagrams below arrive from now on.
+# (Do not unload rdma_rxe yet: its exit removes every device with the rxe
+# driver id, sroce's included -- see README.)
+run_timeout 30 rdma link delete rxe0 || fail "rxe link delete failed"
+no_qp=$(cnt rx_no_qp)
+
+# Hand-made datagrams (bash writes one datagram per printf).
+send_raw() { printf "$1" >/dev/udp/192.0.2.2/4791; }
+bth_ud='\x64\x00\xff\xff\x00\x00\x00\x01\x00\x00\x00\x00'	# UD SEND_ONLY to QP1
+deth='\x80\x01\x00\x00\x00\x00\x00\x01'				# Q_Key, source QP 1
+
+# Wait until N more packets were counted since BASE, then check a counter.
+expect_counted() {	# BASE N COUNTER EXPECTED
+	wait_until 5 "$2 hand-made packets counted" \
+		bash -c "(( \$(cat $cnt_dir/rx_packets) == $1 + $2 ))"
+	assert_eq "$(cnt "$3")" "$4" "$3 after hand-made packets"
+}
+
+log "garbage, short, bad opcode, bad version, bad pad: bad header"
+base=$(cnt rx_packets)
+send_raw '\x01\x02\x03'					# shorter than BTH + ICRC
+send_raw '\xff\x00\xff\xff\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00'	# opcode 0xff
+send_raw '\x64\x01\xff\xff\x00\x00\x00\x01\x00\x00\x00\x00'"$deth"'\x00\x00\x00\x00'	# TVer 1
+send_raw '\x64\x30\xff\xff\x00\x00\x00\x01\x00\x00\x00\x00'"$deth"'\x00\x00\x00\x00'	# pad 3, no payload
+send_raw "$bth_ud"'\x80\x01'				# DETH cut short
+expect_counted "$base" 5 rx_bad_header 5
+c=$(counters); log "$c"
+
+log "well-formed UD packet with a wrong ICRC: bad ICRC"
+base=$(cnt rx_packets)
+send_raw "$bth_ud$deth"'\x01\x02\x03\x04\xde\xad\xbe\xef'
+expect_counted "$base" 1 rx_bad_icrc 1
+assert_eq "$(cnt rx_bad_header)" 5 "bad headers after the bad-ICRC packet"
+assert_eq "$(cnt rx_no_qp)" "$no_qp" "no-QP drops unchanged by bad packets"
+c=$(counters); log "$c"
+
+unload_sroce
+run_timeout 30 rmmod rdma_rxe || fail "rmmod rdma_rxe failed"
+ip netns del peer
+log "ok"
