@@ -2,19 +2,29 @@
 /*
  * Device creation ("rdma link add"), lookup and teardown.
  *
- * Locking:
- *  - sroce_link_mutex serialises newlink callbacks, so that the duplicate
- *    check and the insertion are one step. It is never taken under RTNL or
- *    by the notifier: ib_register_device() takes RTNL internally.
- *  - sroce_dev_list is written under sroce_dev_list_lock (a spinlock, also
- *    taken with RTNL held) and read under RCU (netdev notifier, UDP receive).
- *    A reader that keeps the device past its RCU section takes a reference
- *    with ib_device_try_get(), which fails once unregistration has begun.
- *  - sroce_dev.ndev_gone is protected by RTNL.
+ * Two lists:
+ *  - sroce_dev_list: devices that lookups may find (receive path, netdev
+ *    notifier), from newlink's publish until dealloc_driver begins.
+ *    Written under sroce_dev_list_lock (a spinlock, also taken with RTNL
+ *    held), read under RCU. A reader that keeps the device past its RCU
+ *    section takes a reference with ib_device_try_get().
+ *  - sroce_tracked: every registered device, holding a get_device()
+ *    reference, until somebody has waited for its unregistration to end
+ *    (sroce_unregister_matching). dealloc_driver runs under the core's
+ *    unregistration lock and returns into the core, so "dealloc_driver was
+ *    called" is not a fence for module unload or namespace exit; waiting
+ *    on that lock through ib_unregister_device() is. Protected by
+ *    sroce_tracked_lock, as is sroce_dev.released.
+ *
+ * sroce_link_mutex serialises newlink callbacks, so that the duplicate
+ * check and the insertion are one step. It is never taken under RTNL or by
+ * the notifier: ib_register_device() takes RTNL internally.
+ * sroce_dev.ndev_gone is protected by RTNL.
  */
 #include <linux/module.h>
 #include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
+#include <linux/workqueue.h>
 #include <net/addrconf.h>
 #include <rdma/ib_verbs.h>
 
@@ -24,6 +34,11 @@
 static DEFINE_MUTEX(sroce_link_mutex);
 static DEFINE_SPINLOCK(sroce_dev_list_lock);
 static LIST_HEAD(sroce_dev_list);
+static DEFINE_MUTEX(sroce_tracked_lock);
+static LIST_HEAD(sroce_tracked);
+
+/* Runs the unregistrations the netdev notifier asks for. */
+static struct workqueue_struct *sroce_unreg_wq;
 
 /*
  * Must be called under rcu_read_lock(). The device may already be
@@ -60,10 +75,20 @@ void sroce_dev_put(struct sroce_dev *sdev)
 	ib_device_put(&sdev->ib_dev);
 }
 
+static void sroce_unreg_work(struct work_struct *work)
+{
+	struct sroce_dev *sdev = container_of(work, struct sroce_dev,
+					      unreg_work);
+
+	ib_unregister_device(&sdev->ib_dev);
+	put_device(&sdev->ib_dev.dev);
+}
+
 /*
  * Called by the netdev notifier (RTNL held) when the bound netdev is being
- * unregistered. A device still in ib_register_device() cannot be queued for
- * unregistration yet; newlink sees ndev_gone afterwards and undoes itself.
+ * unregistered. Unregistration cannot run under RTNL, so it is queued; a
+ * device still inside ib_register_device() is not affected by it, and
+ * newlink sees ndev_gone afterwards and undoes itself.
  */
 void sroce_dev_netdev_gone(struct net_device *ndev)
 {
@@ -74,44 +99,80 @@ void sroce_dev_netdev_gone(struct net_device *ndev)
 	sdev = sroce_dev_find_rcu(ndev);
 	if (sdev) {
 		sdev->ndev_gone = true;
-		if (ib_device_try_get(&sdev->ib_dev)) {
-			ib_unregister_device_queued(&sdev->ib_dev);
-			ib_device_put(&sdev->ib_dev);
-		}
+		/* On the list, the device still has its initial reference. */
+		get_device(&sdev->ib_dev.dev);
+		if (!queue_work(sroce_unreg_wq, &sdev->unreg_work))
+			put_device(&sdev->ib_dev.dev);
 	}
 	rcu_read_unlock();
 }
 
+static void sroce_dev_track(struct sroce_dev *sdev)
+{
+	get_device(&sdev->ib_dev.dev);
+	mutex_lock(&sroce_tracked_lock);
+	list_add_tail(&sdev->tracked, &sroce_tracked);
+	mutex_unlock(&sroce_tracked_lock);
+}
+
+static void sroce_dev_untrack(struct sroce_dev *sdev)
+{
+	bool tracked;
+
+	mutex_lock(&sroce_tracked_lock);
+	tracked = !list_empty(&sdev->tracked);
+	list_del_init(&sdev->tracked);
+	mutex_unlock(&sroce_tracked_lock);
+	if (tracked)
+		put_device(&sdev->ib_dev.dev);
+}
+
 /*
- * Synchronously unregisters every device for which @match returns true.
- * Waits for unregistrations already in flight (ib_unregister_device() is
- * fenced by the core), so on return no matching device exists any more.
+ * Unregisters every tracked device for which @match returns true, and
+ * waits for unregistrations already in flight, whoever started them: on
+ * return no matching device exists and none of its teardown is still
+ * running. @match is called under sroce_tracked_lock.
  */
 void sroce_unregister_matching(bool (*match)(struct sroce_dev *sdev,
 					     const void *arg),
 			       const void *arg)
 {
-	struct sroce_dev *sdev;
-
 	for (;;) {
-		bool found = false;
+		struct sroce_dev *sdev = NULL, *it;
 
-		spin_lock(&sroce_dev_list_lock);
-		list_for_each_entry(sdev, &sroce_dev_list, list) {
-			if (match(sdev, arg)) {
-				/* Keeps the memory alive across the unlock. */
+		mutex_lock(&sroce_tracked_lock);
+		list_for_each_entry(it, &sroce_tracked, tracked) {
+			if (match(it, arg)) {
+				sdev = it;
 				get_device(&sdev->ib_dev.dev);
-				found = true;
 				break;
 			}
 		}
-		spin_unlock(&sroce_dev_list_lock);
-		if (!found)
+		mutex_unlock(&sroce_tracked_lock);
+		if (!sdev)
 			return;
-		/* Removes sdev from the list via sroce_dealloc_driver(). */
+		/* Blocks on the core's unregistration lock if needed. */
 		ib_unregister_device(&sdev->ib_dev);
+		sroce_dev_untrack(sdev);
 		put_device(&sdev->ib_dev.dev);
 	}
+}
+
+static bool sroce_dev_released(struct sroce_dev *sdev, const void *arg)
+{
+	return sdev->released;
+}
+
+int sroce_devices_init(void)
+{
+	sroce_unreg_wq = alloc_workqueue("sroce_unreg", WQ_UNBOUND, 0);
+	return sroce_unreg_wq ? 0 : -ENOMEM;
+}
+
+/* After the notifier is gone: finish queued unregistrations. */
+void sroce_devices_exit(void)
+{
+	destroy_workqueue(sroce_unreg_wq);
 }
 
 static int sroce_query_device(struct ib_device *ib_dev,
@@ -191,6 +252,18 @@ static void sroce_dealloc_driver(struct ib_device *ib_dev)
 	sroce_udp_put(sdev->net);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	free_percpu(sdev->counters);
+	sroce_mr_table_destroy(&sdev->mrs);
+	/* The core destroyed every QP before calling us. */
+	WARN_ON(!xa_empty(&sdev->qp_xa));
+	xa_destroy(&sdev->qp_xa);
+	/* Likewise every AH; the entries' kfree_rcu() needs no module code. */
+	WARN_ON(!xa_empty(&sdev->ah_xa));
+	xa_destroy(&sdev->ah_xa);
+
+	/* Last: the tracked entry may now be reaped by the next newlink. */
+	mutex_lock(&sroce_tracked_lock);
+	sdev->released = true;
+	mutex_unlock(&sroce_tracked_lock);
 }
 
 static const struct ib_device_ops sroce_dev_ops = {
@@ -223,7 +296,8 @@ static int sroce_dev_publish(struct sroce_dev *sdev)
 
 	rtnl_lock();
 	spin_lock(&sroce_dev_list_lock);
-	if (sdev->ndev->reg_state != NETREG_REGISTERED)
+	if (sdev->ndev->reg_state != NETREG_REGISTERED ||
+	    !net_eq(dev_net(sdev->ndev), sdev->net))
 		err = -ENODEV;
 	else if (sroce_netdev_is_bound(sdev->ndev))
 		err = -EEXIST;
@@ -255,6 +329,11 @@ static void sroce_dev_init_attrs(struct sroce_dev *sdev)
 	ib_set_device_ops(ib_dev, &sroce_stats_ops);
 	ib_set_device_ops(ib_dev, &sroce_ucontext_ops);
 	ib_set_device_ops(ib_dev, &sroce_pd_ops);
+	ib_set_device_ops(ib_dev, &sroce_mr_ops);
+	ib_set_device_ops(ib_dev, &sroce_mmap_ops);
+	ib_set_device_ops(ib_dev, &sroce_cq_ops);
+	ib_set_device_ops(ib_dev, &sroce_qp_ops);
+	ib_set_device_ops(ib_dev, &sroce_ah_ops);
 }
 
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
@@ -271,6 +350,8 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	}
 
 	mutex_lock(&sroce_link_mutex);
+	/* Drop what earlier removals left tracked (bounded by their count). */
+	sroce_unregister_matching(sroce_dev_released, NULL);
 
 	sdev = ib_alloc_device(sroce_dev, ib_dev);
 	if (!sdev) {
@@ -284,6 +365,11 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		goto out_unlock;
 	}
 	INIT_LIST_HEAD(&sdev->list);
+	INIT_LIST_HEAD(&sdev->tracked);
+	INIT_WORK(&sdev->unreg_work, sroce_unreg_work);
+	sroce_mr_table_init(&sdev->mrs);
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
 	sdev->ndev = ndev;
 	sdev->net = dev_net(ndev);
 
@@ -304,9 +390,6 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 
 	/* From here on, ib_dealloc_device() runs sroce_dealloc_driver(). */
 	sroce_dev_init_attrs(sdev);
-	err = ib_device_set_netdev(&sdev->ib_dev, ndev, SROCE_PORT);
-	if (err)
-		goto err_dealloc;
 	/*
 	 * Once registered, "rdma link delete" may free the device at any
 	 * moment: pin the memory until we are done looking at it.
@@ -317,6 +400,7 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		put_device(&sdev->ib_dev.dev);
 		goto err_dealloc;
 	}
+	sroce_dev_track(sdev);
 
 	/*
 	 * The notifier cannot act on a device that is still registering:

@@ -25,24 +25,34 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_udp_init();
+	err = sroce_devices_init();
 	if (err)
 		return err;
+	err = sroce_udp_init();
+	if (err)
+		goto err_devices;
 	err = sroce_netdev_init();
-	if (err) {
-		sroce_udp_exit();
-		return err;
-	}
+	if (err)
+		goto err_udp;
 	rdma_link_register(&sroce_link_ops);
 	return 0;
+
+err_udp:
+	sroce_udp_exit();
+err_devices:
+	sroce_devices_exit();
+	return err;
 }
 
 static void __exit sroce_exit(void)
 {
 	/* Waits for a newlink in progress; no device is created after it. */
 	rdma_link_unregister(&sroce_link_ops);
-	sroce_unregister_matching(sroce_dev_any, NULL);
+	/* No new unregistration work after this; then run what is queued. */
 	sroce_netdev_exit();
+	sroce_devices_exit();
+	/* Also waits for removals others started (link delete, rdma_rxe). */
+	sroce_unregister_matching(sroce_dev_any, NULL);
 	sroce_udp_exit();
 }
 

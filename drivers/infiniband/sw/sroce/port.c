@@ -69,10 +69,7 @@ static int sroce_query_port(struct ib_device *ib_dev, u32 port_num,
 	attr->lmc = 0;
 	attr->max_vl_num = 1;
 
-	/*
-	 * The core forgets the netdev early in unregistration, while it may
-	 * still query the port: report a nominal speed rather than fail.
-	 */
+	/* A netdev that is unregistering has no speed: report a nominal one. */
 	if (ib_get_eth_speed(ib_dev, port_num, &attr->active_speed,
 			     &attr->active_width)) {
 		attr->active_speed = IB_SPEED_SDR;
@@ -99,6 +96,24 @@ static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ib_dev,
 	return IB_LINK_LAYER_ETHERNET;
 }
 
+/*
+ * The core asks us for the netdev instead of being told it with
+ * ib_device_set_netdev(): that call also files the device in the core's
+ * netdev hash, where rdma_rxe's notifier looks up its own devices by
+ * driver id -- and we report rxe's driver id, so rxe would take ours for
+ * a struct rxe_dev. Returns the netdev with a reference held.
+ */
+static struct net_device *sroce_get_netdev(struct ib_device *ib_dev,
+					   u32 port_num)
+{
+	struct sroce_dev *sdev = to_sroce_dev(ib_dev);
+
+	if (port_num != SROCE_PORT)
+		return NULL;
+	dev_hold(sdev->ndev);
+	return sdev->ndev;
+}
+
 static int sroce_query_pkey(struct ib_device *ib_dev, u32 port_num,
 			    u16 index, u16 *pkey)
 {
@@ -112,5 +127,6 @@ const struct ib_device_ops sroce_port_ops = {
 	.query_port = sroce_query_port,
 	.get_port_immutable = sroce_get_port_immutable,
 	.get_link_layer = sroce_get_link_layer,
+	.get_netdev = sroce_get_netdev,
 	.query_pkey = sroce_query_pkey,
 };

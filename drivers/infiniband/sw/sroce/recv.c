@@ -4,7 +4,7 @@
  * socket. Validates the transport headers and the ICRC without copying
  * the packet (the ICRC is computed across the skb fragments in place).
  *
- * No queue pair exists yet, so a valid packet is counted and dropped.
+ * A valid packet goes to the responder of its destination QP.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -15,6 +15,7 @@
 #include <sroce/packet.h>
 
 #include "sroce.h"
+#include "qp.h"
 
 /* The ICRC over everything from the BTH up to, not including, the ICRC. */
 static bool sroce_recv_icrc_ok(struct sk_buff *skb, const struct udphdr *udph,
@@ -60,6 +61,7 @@ static bool sroce_recv_icrc_ok(struct sk_buff *skb, const struct udphdr *udph,
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_packet_info info;
+	struct sroce_qp *qp;
 	const struct udphdr *udph;
 	const struct sroce_bth *bth;
 	unsigned int len, hdr_len;
@@ -88,11 +90,17 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		goto drop;
 	}
 
-	sroce_count(sdev, SROCE_CNT_RX_NO_QP);
+	qp = sroce_qp_get(sdev, info.dest_qpn);
+	if (!qp) {
+		sroce_count(sdev, SROCE_CNT_RX_NO_QP);
+		goto drop;
+	}
+	sroce_responder_recv(qp, skb, &info);
+	sroce_qp_put(qp);
 	goto drop;
 
 bad_header:
 	sroce_count(sdev, SROCE_CNT_RX_BAD_HEADER);
 drop:
-	kfree_skb(skb);
+	consume_skb(skb);
 }

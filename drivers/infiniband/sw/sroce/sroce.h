@@ -21,7 +21,10 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+
+#include "mr.h"
 
 #define SROCE_DRV_NAME		"sroce"
 #define SROCE_LINK_TYPE		"sroce"
@@ -33,6 +36,8 @@ enum sroce_counter {
 	SROCE_CNT_RX_BAD_HEADER,
 	SROCE_CNT_RX_BAD_ICRC,
 	SROCE_CNT_RX_NO_QP,
+	SROCE_CNT_RX_QKEY_VIOLATION,
+	SROCE_CNT_RX_NO_RECV_WQE,
 	SROCE_CNT_MAX,
 };
 
@@ -60,13 +65,32 @@ struct sroce_dev {
 	/* The netdev began unregistering; protected by RTNL. */
 	bool ndev_gone;
 
-	/* Entry in the global device list; see device.c for its locking. */
+	/* Entries in the device lists; see device.c for their locking. */
 	struct list_head list;
+	struct list_head tracked;
+	/* dealloc_driver has run to its end. */
+	bool released;
+	/* Unregistration asked for by the netdev notifier. */
+	struct work_struct unreg_work;
 
 	struct sroce_counters __percpu *counters;
 
 	/* Object counts, checked against the limits in limits.h. */
 	atomic_t num_pd;
+
+	/* Memory regions by key; see mr.h for locking and lifetime. */
+	struct sroce_mr_table mrs;
+	atomic_t num_cq;
+
+	/* QPs by number (RCU lookup, see qp.h); next_qpn is the cursor. */
+	struct xarray qp_xa;
+	u32 next_qpn;
+	atomic_t num_qp;
+
+	/* User AHs by number (RCU lookup, see ah.h); next_ah is the cursor. */
+	struct xarray ah_xa;
+	u32 next_ah;
+	atomic_t num_ah;
 };
 
 struct sroce_ucontext {
@@ -93,6 +117,8 @@ struct sroce_dev *sroce_dev_find_rcu(struct net_device *ndev);
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
 void sroce_dev_put(struct sroce_dev *sdev);
 void sroce_dev_netdev_gone(struct net_device *ndev);
+int sroce_devices_init(void);
+void sroce_devices_exit(void);
 void sroce_unregister_matching(bool (*match)(struct sroce_dev *sdev,
 					     const void *arg),
 			       const void *arg);
@@ -121,5 +147,12 @@ extern const struct ib_device_ops sroce_stats_ops;
 /* verbs_*.c */
 extern const struct ib_device_ops sroce_ucontext_ops;
 extern const struct ib_device_ops sroce_pd_ops;
+extern const struct ib_device_ops sroce_qp_ops;
+extern const struct ib_device_ops sroce_mr_ops;
+extern const struct ib_device_ops sroce_cq_ops;
+extern const struct ib_device_ops sroce_ah_ops;
+
+/* mmap.c */
+extern const struct ib_device_ops sroce_mmap_ops;
 
 #endif /* SROCE_H */

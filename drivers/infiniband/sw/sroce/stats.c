@@ -13,6 +13,8 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_BAD_HEADER] = { .name = "rx_bad_header" },
 	[SROCE_CNT_RX_BAD_ICRC] = { .name = "rx_bad_icrc" },
 	[SROCE_CNT_RX_NO_QP] = { .name = "rx_no_qp" },
+	[SROCE_CNT_RX_QKEY_VIOLATION] = { .name = "rx_qkey_violation" },
+	[SROCE_CNT_RX_NO_RECV_WQE] = { .name = "rx_no_recv_wqe" },
 };
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib_dev,

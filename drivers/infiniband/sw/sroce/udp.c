@@ -13,6 +13,8 @@
  * devices that still point at it before the per-net state is freed.
  */
 #include <linux/in6.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
 #include <linux/mutex.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -30,12 +32,36 @@ struct sroce_net {
 
 static unsigned int sroce_net_id __read_mostly;
 
+/*
+ * The device a packet is for: the one bound to the netdev it came in on,
+ * or, for a packet between two local devices (it arrives on the loopback
+ * device), the one bound to the netdev that owns the destination address.
+ */
+static struct sroce_dev *sroce_udp_dev_rcu(struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+
+	if (ndev->flags & IFF_LOOPBACK) {
+		if (skb->protocol == htons(ETH_P_IP))
+			ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr,
+					     false);
+		else if (IS_ENABLED(CONFIG_IPV6))
+			ndev = ipv6_dev_find(dev_net(ndev),
+					     &ipv6_hdr(skb)->daddr, NULL);
+		else
+			ndev = NULL;
+		if (!ndev)
+			return NULL;
+	}
+	return sroce_dev_find_rcu(ndev);
+}
+
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev;
 
 	/* Softirq, inside the RCU read section of the UDP receive path. */
-	sdev = sroce_dev_find_rcu(skb->dev);
+	sdev = sroce_udp_dev_rcu(skb);
 	if (unlikely(!sdev)) {
 		kfree_skb(skb);
 		return 0;

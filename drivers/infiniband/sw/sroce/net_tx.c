@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Transmit: IP and UDP headers are written here rather than by the UDP
+ * tunnel helpers because the ICRC covers the final IP header (its
+ * identification field included), so it must be computed after the
+ * header exists and before the packet leaves.
+ *
+ * A destination that is a local address (another sroce device on this
+ * host) goes through the local route like any other; the receive side
+ * finds the device that owns the address.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp.h>
+#include <rdma/ib_verbs.h>
+
+#include <sroce/icrc.h>
+#include <sroce/packet.h>
+
+#include "sroce.h"
+#include "net_tx.h"
+
+#define SROCE_TX_TTL		64
+
+struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
+			       const struct sroce_av *av, unsigned int len,
+			       gfp_t gfp)
+{
+	unsigned int ip_len = av->network_type == RDMA_NETWORK_IPV6 ?
+			      sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	unsigned int head = LL_RESERVED_SPACE(sdev->ndev) + ip_len +
+			    sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	/* Room for the pad (up to 3 bytes) and the ICRC at the tail. */
+	skb = alloc_skb(head + len + 3 + SROCE_ICRC_BYTES, gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb_reset_transport_header(skb);
+	return skb;
+}
+
+static struct dst_entry *sroce_route4(struct sroce_dev *sdev,
+				      const struct sroce_av *av)
+{
+	struct flowi4 fl = {
+		.flowi4_oif = sdev->ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = av->daddr.in4.sin_addr.s_addr,
+		.saddr = av->saddr.in4.sin_addr.s_addr,
+	};
+	struct rtable *rt = ip_route_output_key(sdev->net, &fl);
+
+	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
+}
+
+static struct dst_entry *sroce_route6(struct sroce_dev *sdev,
+				      const struct sroce_av *av)
+{
+	struct flowi6 fl = {
+		.flowi6_oif = sdev->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr.in6.sin6_addr,
+		.saddr = av->saddr.in6.sin6_addr,
+	};
+
+	if (!IS_ENABLED(CONFIG_IPV6) || !ipv6_stub->ipv6_dst_lookup_flow)
+		return ERR_PTR(-EAFNOSUPPORT);
+	return ipv6_stub->ipv6_dst_lookup_flow(sdev->net, NULL, &fl, NULL);
+}
+
+static void sroce_push_udp(struct sk_buff *skb, u16 src_port)
+{
+	struct udphdr *uh;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = htons(src_port);
+	uh->dest = htons(ROCE_V2_UDP_DPORT);
+	uh->len = htons(skb->len);
+	/* RoCE v2 leaves the UDP checksum at zero: the ICRC protects. */
+	uh->check = 0;
+}
+
+static void sroce_push_ipv4(struct sroce_dev *sdev, struct sk_buff *skb,
+			    const struct sroce_av *av)
+{
+	struct iphdr *iph;
+
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ? av->hop_limit : SROCE_TX_TTL;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = av->saddr.in4.sin_addr.s_addr;
+	iph->daddr = av->daddr.in4.sin_addr.s_addr;
+	__ip_select_ident(sdev->net, iph, 1);
+	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+}
+
+static void sroce_push_ipv6(struct sk_buff *skb, const struct sroce_av *av)
+{
+	struct ipv6hdr *ip6h;
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ? av->hop_limit : SROCE_TX_TTL;
+	ip6h->saddr = av->saddr.in6.sin6_addr;
+	ip6h->daddr = av->daddr.in6.sin6_addr;
+	skb->protocol = htons(ETH_P_IPV6);
+}
+
+int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
+		  struct sk_buff *skb, u16 src_port)
+{
+	bool ipv6 = av->network_type == RDMA_NETWORK_IPV6;
+	unsigned int bth_len = skb->len;
+	struct dst_entry *dst;
+	__le32 icrc;
+	int err;
+
+	/* The caller set the BTH pad count; the bytes are zero. */
+	skb_put_zero(skb, sroce_pad_count(bth_len));
+	dst = ipv6 ? sroce_route6(sdev, av) : sroce_route4(sdev, av);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+
+	/* skb->data is the BTH; headers go in front, the ICRC behind. */
+	bth_len = skb->len;
+	skb_put(skb, SROCE_ICRC_BYTES);
+	sroce_push_udp(skb, src_port);
+	if (ipv6)
+		sroce_push_ipv6(skb, av);
+	else
+		sroce_push_ipv4(sdev, skb, av);
+
+	icrc = sroce_icrc_calc(skb_network_header(skb), ipv6,
+			       skb_transport_header(skb),
+			       skb_transport_header(skb) +
+			       sizeof(struct udphdr),
+			       bth_len + SROCE_ICRC_BYTES);
+	memcpy(skb_tail_pointer(skb) - SROCE_ICRC_BYTES, &icrc, sizeof(icrc));
+
+	skb_dst_set(skb, dst);
+	skb->dev = dst->dev;
+	memset(skb->cb, 0, sizeof(skb->cb));
+	err = ipv6 ? ip6_local_out(sdev->net, NULL, skb) :
+		     ip_local_out(sdev->net, NULL, skb);
+	return net_xmit_eval(err);
+}

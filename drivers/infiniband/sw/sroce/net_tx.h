@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Sending RoCE v2 packets: IP/UDP encapsulation, ICRC, route, output. */
+#ifndef SROCE_NET_TX_H
+#define SROCE_NET_TX_H
+
+#include <linux/skbuff.h>
+
+#include "av.h"
+
+struct sroce_dev;
+
+/*
+ * A packet is built in an skb from sroce_tx_alloc(): the caller puts the
+ * transport headers and payload (skb_put) and hands it to sroce_tx_send(),
+ * which adds pad, ICRC, UDP and IP headers and transmits. Returns 0 or
+ * -errno; the skb is consumed either way.
+ */
+struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
+			       const struct sroce_av *av, unsigned int len,
+			       gfp_t gfp);
+int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
+		  struct sk_buff *skb, u16 src_port);
+
+#endif /* SROCE_NET_TX_H */

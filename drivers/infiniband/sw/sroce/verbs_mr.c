@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory region verbs. The region objects, their keys and their lifetime
+ * live in mr.c; this file checks what consumers ask for and builds them.
+ * The core does not allocate ib_mr for drivers in 6.1: we do, and it is
+ * freed by sroce_mr_destroy().
+ */
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+#include "limits.h"
+#include "mr.h"
+
+/*
+ * Kernel consumers' "all of memory" region. With no DMA device, the core
+ * hands them kernel virtual addresses as DMA addresses, so the region spans
+ * the whole 64-bit space and addresses are translated by the copy engine.
+ */
+static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = sroce_mr_alloc(to_sroce_dev(pd->device), pd, SROCE_MR_DMA);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = sroce_mr_publish(mr, SROCE_MR_VALID, access, 0, U64_MAX);
+	if (err) {
+		sroce_mr_free_unpublished(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ib_mr;
+}
+
+static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				       u64 iova, int access,
+				       struct ib_udata *udata)
+{
+	struct ib_umem *umem;
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > SROCE_MAX_MR_SIZE || iova + length < iova)
+		return ERR_PTR(-EINVAL);
+
+	mr = sroce_mr_alloc(to_sroce_dev(pd->device), pd, SROCE_MR_USER);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+
+	/* Pins the pages; EFAULT if [start, start + length) is not mapped. */
+	umem = ib_umem_get(pd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto err_free;
+	}
+	err = sroce_mr_set_umem(mr, umem);
+	if (err)
+		goto err_free;
+	err = sroce_mr_publish(mr, SROCE_MR_VALID, access, iova, length);
+	if (err)
+		goto err_free;
+	return &mr->ib_mr;
+
+err_free:
+	/* Also releases the umem, if we got that far. */
+	sroce_mr_free_unpublished(mr);
+	return ERR_PTR(err);
+}
+
+/* Sleeps until the data path dropped its references (mr.h). */
+static int sroce_dereg_mr(struct ib_mr *ib_mr, struct ib_udata *udata)
+{
+	sroce_mr_destroy(to_sroce_mr(ib_mr));
+	return 0;
+}
+
+/*
+ * Fast-registration MR for kernel consumers: free (unusable) until an
+ * IB_WR_REG_MR gives it the pages map_mr_sg mapped, a key and rights.
+ */
+static struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+				    u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+
+	mr = sroce_mr_alloc(to_sroce_dev(pd->device), pd, SROCE_MR_FAST_REG);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = sroce_mr_alloc_page_lists(mr, max_num_sg);
+	if (err)
+		goto err_free;
+	err = sroce_mr_publish(mr, SROCE_MR_FREE, 0, 0, 0);
+	if (err)
+		goto err_free;
+	return &mr->ib_mr;
+
+err_free:
+	sroce_mr_free_unpublished(mr);
+	return ERR_PTR(err);
+}
+
+/* Returns the number of sg entries mapped, as ib_map_mr_sg() documents. */
+static int sroce_map_mr_sg(struct ib_mr *ib_mr, struct scatterlist *sg,
+			   int sg_nents, unsigned int *sg_offset)
+{
+	return sroce_mr_map_sg(to_sroce_mr(ib_mr), sg, sg_nents, sg_offset);
+}
+
+const struct ib_device_ops sroce_mr_ops = {
+	.get_dma_mr = sroce_get_dma_mr,
+	.reg_user_mr = sroce_reg_user_mr,
+	.dereg_mr = sroce_dereg_mr,
+	.alloc_mr = sroce_alloc_mr,
+	.map_mr_sg = sroce_map_mr_sg,
+};

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pair verbs: create, query, destroy and the send doorbell. State
+ * changes live in qp_state.c.
+ *
+ * QPNs: QP1 (GSI) has its fixed number; every other QP gets a number from
+ * the device's qp_xa, allocated cyclically so that a number is not reused
+ * at once (stale packets for a destroyed QP must not reach its successor).
+ */
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+#include "sroce.h"
+#include "limits.h"
+#include "cq.h"
+#include "qp.h"
+
+#define SROCE_FIRST_QPN		16
+#define SROCE_MAX_QPN		0xffffff
+
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refcnt))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refcnt))
+		complete(&qp->released);
+}
+
+static int sroce_qp_check_cap(struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	if (!init->srq && (cap->max_recv_wr > SROCE_MAX_QP_WR ||
+			   cap->max_recv_sge > SROCE_MAX_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The send ring's slots hold a WQE followed by either SGEs or inline data;
+ * the provider writes up to the limits we report, so report what fits.
+ */
+static int sroce_qp_init_sq(struct sroce_qp *qp, struct sroce_dev *sdev,
+			    struct ib_qp_init_attr *init, struct ib_udata *udata,
+			    struct rxe_create_qp_resp __user *uresp)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 room = max_t(u32, cap->max_send_sge * sizeof(struct rxe_sge),
+			 cap->max_inline_data);
+	u32 num = max_t(u32, cap->max_send_wr, 1);
+	int err;
+
+	room = max_t(u32, room, sizeof(struct rxe_sge));
+	err = sroce_queue_init(&qp->sq, sdev, udata, SROCE_QUEUE_SQ, &num,
+			       sizeof(struct rxe_send_wqe) + room,
+			       uresp ? &uresp->sq_mi : NULL);
+	if (err)
+		return err;
+	qp->sq_max_sge = room / sizeof(struct rxe_sge);
+	qp->sq_max_inline = room;
+	cap->max_send_wr = num;
+	cap->max_send_sge = qp->sq_max_sge;
+	cap->max_inline_data = qp->sq_max_inline;
+	return 0;
+}
+
+static int sroce_qp_init_rq(struct sroce_qp *qp, struct sroce_dev *sdev,
+			    struct ib_qp_init_attr *init, struct ib_udata *udata,
+			    struct rxe_create_qp_resp __user *uresp)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 sge = max_t(u32, cap->max_recv_sge, 1);
+	u32 num = max_t(u32, cap->max_recv_wr, 1);
+	int err;
+
+	err = sroce_queue_init(&qp->rq, sdev, udata, SROCE_QUEUE_RQ, &num,
+			       sizeof(struct rxe_recv_wqe) +
+			       sge * sizeof(struct rxe_sge),
+			       uresp ? &uresp->rq_mi : NULL);
+	if (err)
+		return err;
+	qp->has_rq = true;
+	qp->rq_max_sge = sge;
+	cap->max_recv_wr = num;
+	cap->max_recv_sge = sge;
+	return 0;
+}
+
+static int sroce_qp_alloc_qpn(struct sroce_dev *sdev, struct sroce_qp *qp,
+			      enum ib_qp_type type)
+{
+	u32 qpn;
+	int err;
+
+	if (type == IB_QPT_GSI) {
+		err = xa_insert(&sdev->qp_xa, 1, qp, GFP_KERNEL);
+		qpn = 1;
+	} else {
+		err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
+				      XA_LIMIT(SROCE_FIRST_QPN, SROCE_MAX_QPN),
+				      &sdev->next_qpn, GFP_KERNEL);
+		err = err < 0 ? err : 0;
+	}
+	if (err)
+		return err == -EBUSY ? -ENOMEM : err;
+	qp->ib_qp.qp_num = qpn;
+	return 0;
+}
+
+static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sroce_dev(ib_qp->device);
+	struct sroce_qp *qp = to_sroce_qp(ib_qp);
+	struct rxe_create_qp_resp __user *uresp = NULL;
+	int err;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	/* Kernel QPs need the kernel post_send/post_recv paths: not yet. */
+	if (!udata)
+		return -EOPNOTSUPP;
+	/* Shared receive queues come with the SRQ verbs. */
+	if (init->srq || init->create_flags)
+		return -EOPNOTSUPP;
+	if (udata->inlen)
+		return -EINVAL;
+	if (udata->outlen < sizeof(*uresp))
+		return -EINVAL;
+	uresp = udata->outbuf;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	err = sroce_qp_check_cap(init);
+	if (err)
+		return err;
+
+	if (atomic_inc_return(&sdev->num_qp) > SROCE_MAX_QP) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	refcount_set(&qp->refcnt, 1);
+	init_completion(&qp->released);
+	mutex_init(&qp->lock);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	qp->user = true;
+	qp->state = IB_QPS_RESET;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->scq = to_sroce_cq(init->send_cq);
+	qp->rcq = to_sroce_cq(init->recv_cq);
+	qp->attr.port_num = SROCE_PORT;
+	qp->attr.path_mtu = IB_MTU_1024;
+
+	/* librxe maps the RQ first: rq_mi precedes sq_mi in the response. */
+	err = sroce_qp_init_rq(qp, sdev, init, udata, uresp);
+	if (err)
+		goto err_count;
+	err = sroce_qp_init_sq(qp, sdev, init, udata, uresp);
+	if (err)
+		goto err_rq;
+	err = sroce_qp_alloc_qpn(sdev, qp, init->qp_type);
+	if (err)
+		goto err_sq;
+	return 0;
+
+err_sq:
+	sroce_queue_cleanup(&qp->sq);
+err_rq:
+	sroce_queue_cleanup(&qp->rq);
+err_count:
+	atomic_dec(&sdev->num_qp);
+	return err;
+}
+
+static int sroce_destroy_qp(struct ib_qp *ib_qp, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sroce_dev(ib_qp->device);
+	struct sroce_qp *qp = to_sroce_qp(ib_qp);
+
+	xa_erase(&sdev->qp_xa, ib_qp->qp_num);
+	/* A lookup may have found the QP just before the erase. */
+	synchronize_rcu();
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	sroce_queue_cleanup(&qp->sq);
+	if (qp->has_rq)
+		sroce_queue_cleanup(&qp->rq);
+	atomic_dec(&sdev->num_qp);
+	return 0;
+}
+
+static int sroce_query_qp(struct ib_qp *ib_qp, struct ib_qp_attr *attr,
+			  int mask, struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sroce_qp(ib_qp);
+
+	mutex_lock(&qp->lock);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	if (qp->state != IB_QPS_RESET && ib_qp->qp_type != IB_QPT_UD)
+		sroce_av_to_attr(&qp->av, &attr->ah_attr);
+	mutex_unlock(&qp->lock);
+
+	attr->cap.max_send_wr = sroce_queue_capacity(&qp->sq);
+	attr->cap.max_send_sge = qp->sq_max_sge;
+	attr->cap.max_inline_data = qp->sq_max_inline;
+	attr->cap.max_recv_wr = qp->has_rq ? sroce_queue_capacity(&qp->rq) : 0;
+	attr->cap.max_recv_sge = qp->rq_max_sge;
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ib_qp->qp_type;
+	init->send_cq = ib_qp->send_cq;
+	init->recv_cq = ib_qp->recv_cq;
+	init->srq = ib_qp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+static int sroce_modify_qp(struct ib_qp *ib_qp, struct ib_qp_attr *attr,
+			   int mask, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sroce_qp(ib_qp);
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->lock);
+	err = sroce_qp_modify_locked(qp, attr, mask);
+	mutex_unlock(&qp->lock);
+	return err;
+}
+
+/*
+ * The doorbell of the rxe user ABI: librxe has written WQEs into the send
+ * ring and calls post_send with no work request. In ERR every posted WQE
+ * completes with a flush error; in RTS the requester sends them.
+ */
+static int sroce_post_send(struct ib_qp *ib_qp, const struct ib_send_wr *wr,
+			   const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sroce_qp(ib_qp);
+	enum ib_qp_state state;
+
+	if (!qp->user) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_ERR) {
+		mutex_lock(&qp->lock);
+		if (qp->state == IB_QPS_ERR)
+			sroce_qp_flush_sq(qp);
+		mutex_unlock(&qp->lock);
+		return 0;
+	}
+	if (state < IB_QPS_RTS)
+		return -EINVAL;
+	/* Connected QPs need the RC/UC engine, which does not exist yet. */
+	if (ib_qp->qp_type != IB_QPT_UD)
+		return -EOPNOTSUPP;
+	sroce_requester_run(qp);
+	return 0;
+}
+
+const struct ib_device_ops sroce_qp_ops = {
+	.create_qp = sroce_create_qp,
+	.destroy_qp = sroce_destroy_qp,
+	.query_qp = sroce_query_qp,
+	.modify_qp = sroce_modify_qp,
+	.post_send = sroce_post_send,
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ib_qp),
+};
