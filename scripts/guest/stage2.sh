@@ -33,8 +33,18 @@ ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs -o mode=0755 tmpfs /run
+# A fresh tmpfs on /tmp or /run would hide the repository or the results
+# export if they live there (a CI checkout may): the overlay already makes
+# those directories writable, so only mount one where nothing of ours is.
+fresh_tmpfs() {		# DIR MODE
+	local p
+	for p in "${sroce_stage2:-}" "${sroce_export:-}" "${sroce_results:-}"; do
+		[[ -n $p && $p == "$1"/* ]] && return 0
+	done
+	mount -t tmpfs -o "mode=$2" tmpfs "$1"
+}
+fresh_tmpfs /tmp 1777
+fresh_tmpfs /run 0755
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 exec </dev/null >/dev/console 2>&1
 

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ud_semantics DEV_A GID_A DEV_B GID_B: UD rules between two devices in one
+ * process (RDMA devices are visible from every namespace). A sends to B:
+ *  - SEND with immediate: status, opcode, wc_flags (GRH, WITH_IMM),
+ *    imm_data, byte_len (40 + payload), src_qp, the payload, and the GRH
+ *    (IPv4 header in bytes 20..39 with A's and B's addresses);
+ *  - remote Q_Key with bit 31 set: A's own Q_Key is used (delivered);
+ *  - a wrong Q_Key: not delivered;
+ *  - larger than the path MTU: completes successfully, not delivered;
+ *  - no receive WQE posted at B: not delivered, the sender completes.
+ * Exits 1 at the first failed check.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+
+#include "open_device.h"
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
+		fprintf(stderr, __VA_ARGS__);				\
+		fprintf(stderr, "\n");					\
+		exit(1);						\
+	}								\
+} while (0)
+
+#define QKEY_B		0x00005678u
+#define QKEY_OTHER	0x00009999u
+#define BUF		8192
+#define GRH		40
+
+struct end {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	union ibv_gid gid;
+	int gid_index;
+	char *buf;
+};
+
+static void setup(struct end *e, const char *dev, int gid_index, uint32_t qkey)
+{
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = qkey };
+
+	e->ctx = open_by_name(dev);
+	CHECK(e->ctx, "open %s", dev);
+	e->pd = ibv_alloc_pd(e->ctx);
+	e->cq = ibv_create_cq(e->ctx, 32, NULL, NULL, 0);
+	CHECK(e->pd && e->cq, "pd/cq");
+	init.send_cq = init.recv_cq = e->cq;
+	e->qp = ibv_create_qp(e->pd, &init);
+	CHECK(e->qp, "create UD QP: %s", strerror(errno));
+	CHECK(!ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_QKEY), "INIT");
+	a.qp_state = IBV_QPS_RTR;
+	CHECK(!ibv_modify_qp(e->qp, &a, IBV_QP_STATE), "RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	CHECK(!ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), "RTS");
+	e->buf = calloc(1, BUF);
+	e->mr = ibv_reg_mr(e->pd, e->buf, BUF, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(e->buf && e->mr, "mr");
+	e->gid_index = gid_index;
+	CHECK(!ibv_query_gid(e->ctx, 1, gid_index, &e->gid), "query_gid");
+}
+
+static void post_recv(struct end *e)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)e->buf, .length = BUF,
+			       .lkey = e->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	memset(e->buf, 0, BUF);
+	CHECK(!ibv_post_recv(e->qp, &wr, &bad), "post_recv");
+}
+
+/* Waits up to @ms for one completion; returns 1 if there was one. */
+static int poll_one(struct end *e, struct ibv_wc *wc, int ms)
+{
+	struct timespec ts = { 0, 1000000 };
+	int i, n;
+
+	for (i = 0; i < ms; i++) {
+		n = ibv_poll_cq(e->cq, 1, wc);
+		CHECK(n >= 0, "poll_cq");
+		if (n)
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+static void send_ud(struct end *a, struct ibv_ah *ah, uint32_t qpn,
+		 uint32_t qkey, uint32_t len, int imm)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)a->buf, .length = len,
+			       .lkey = a->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 9, .sg_list = &sge, .num_sge = 1,
+		.opcode = imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(0xfeedbeef),
+		.wr.ud = { .ah = ah, .remote_qpn = qpn, .remote_qkey = qkey },
+	}, *bad;
+	struct ibv_wc wc;
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		a->buf[i] = (char)(i * 7 + 3);
+	CHECK(!ibv_post_send(a->qp, &wr, &bad), "post_send: %s",
+	      strerror(errno));
+	CHECK(poll_one(a, &wc, 2000), "no send completion");
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.wr_id == 9 &&
+	      wc.opcode == IBV_WC_SEND, "send wc status %d opcode %d",
+	      wc.status, wc.opcode);
+}
+
+int main(int argc, char **argv)
+{
+	struct end a = { 0 }, b = { 0 };
+	struct ibv_port_attr port;
+	struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	unsigned char *ip;
+	uint32_t i, mtu;
+
+	CHECK(argc == 5, "usage: ud_semantics DEV_A GID_A DEV_B GID_B");
+	/* A's own Q_Key equals B's: the bit-31 rule must pick it. */
+	setup(&a, argv[1], atoi(argv[2]), QKEY_B);
+	setup(&b, argv[3], atoi(argv[4]), QKEY_B);
+	aha.grh.dgid = b.gid;
+	aha.grh.sgid_index = a.gid_index;
+	aha.grh.hop_limit = 64;
+	ah = ibv_create_ah(a.pd, &aha);
+	CHECK(ah, "create_ah: %s", strerror(errno));
+	CHECK(!ibv_query_port(a.ctx, 1, &port), "query_port");
+	mtu = 128u << port.active_mtu;
+
+	/* SEND with immediate: every field of the receive completion. */
+	post_recv(&b);
+	send_ud(&a, ah, b.qp->qp_num, QKEY_B, 300, 1);
+	CHECK(poll_one(&b, &wc, 2000), "nothing received");
+	CHECK(wc.status == IBV_WC_SUCCESS, "recv status %d", wc.status);
+	CHECK(wc.opcode == IBV_WC_RECV, "recv opcode %d", wc.opcode);
+	CHECK(wc.wr_id == 7, "recv wr_id");
+	CHECK(wc.byte_len == GRH + 300, "byte_len %u", wc.byte_len);
+	CHECK((wc.wc_flags & IBV_WC_GRH) && (wc.wc_flags & IBV_WC_WITH_IMM),
+	      "wc_flags %#x", wc.wc_flags);
+	CHECK(ntohl(wc.imm_data) == 0xfeedbeef, "imm %#x", ntohl(wc.imm_data));
+	CHECK(wc.src_qp == a.qp->qp_num, "src_qp %u, expected %u", wc.src_qp,
+	      a.qp->qp_num);
+	for (i = 0; i < 300; i++)
+		CHECK(b.buf[GRH + i] == (char)(i * 7 + 3), "payload byte %u", i);
+	/* IPv4 GRH: 20 zero bytes, then the IPv4 header. */
+	for (i = 0; i < 20; i++)
+		CHECK(b.buf[i] == 0, "GRH byte %u not zero", i);
+	ip = (unsigned char *)b.buf + 20;
+	CHECK(ip[0] == 0x45 && ip[9] == 17, "IPv4 header %#x proto %u",
+	      ip[0], ip[9]);
+	CHECK(!memcmp(ip + 12, &a.gid.raw[12], 4), "GRH source address");
+	CHECK(!memcmp(ip + 16, &b.gid.raw[12], 4), "GRH destination address");
+	printf("imm grh ok\n");
+
+	/* Bit 31 of the remote Q_Key: the sender's own Q_Key is used. */
+	post_recv(&b);
+	send_ud(&a, ah, b.qp->qp_num, 0x80000000u, 64, 0);
+	CHECK(poll_one(&b, &wc, 2000) && wc.status == IBV_WC_SUCCESS &&
+	      wc.byte_len == GRH + 64 && !(wc.wc_flags & IBV_WC_WITH_IMM),
+	      "own Q_Key: not delivered as expected");
+	printf("own qkey ok\n");
+
+	/* A wrong Q_Key is dropped at B (its WQE stays posted). */
+	post_recv(&b);
+	send_ud(&a, ah, b.qp->qp_num, QKEY_OTHER, 64, 0);
+	CHECK(!poll_one(&b, &wc, 500), "wrong Q_Key delivered");
+	printf("wrong qkey dropped\n");
+
+	/* Larger than the path MTU: the sender completes, nothing arrives. */
+	send_ud(&a, ah, b.qp->qp_num, QKEY_B, mtu + 1, 0);
+	CHECK(!poll_one(&b, &wc, 500), "message over the MTU delivered");
+	printf("over mtu %u not sent\n", mtu);
+
+	/* Consume B's posted WQE, then send with none posted. */
+	send_ud(&a, ah, b.qp->qp_num, QKEY_B, 16, 0);
+	CHECK(poll_one(&b, &wc, 2000) && wc.byte_len == GRH + 16, "last WQE");
+	send_ud(&a, ah, b.qp->qp_num, QKEY_B, 16, 0);
+	CHECK(!poll_one(&b, &wc, 500), "delivered without a WQE");
+	printf("no wqe dropped\n");
+
+	ibv_destroy_ah(ah);
+	printf("ud_semantics all ok\n");
+	return 0;
+}
