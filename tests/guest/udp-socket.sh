@@ -26,6 +26,18 @@ udp_bound /proc/net/udp6 || fail "no IPv6 socket on UDP 4791"
 assert_match "$(cat "$RESULTS/ss.txt")" "0\.0\.0\.0:4791" "ss IPv4 wildcard on 4791"
 assert_match "$(cat "$RESULTS/ss.txt")" "\[::\]:4791" "ss IPv6 wildcard on 4791"
 
+if [[ $SROCE_IMPL == sroce ]]; then
+	# sroce opens the sockets per namespace, with the first device there,
+	# and closes them with the last (rxe holds them while loaded).
+	log "last device deleted: sockets closed; next device: opened again"
+	link_del "${DEVPFX}0"
+	wait_until 10 "UDP 4791 released with the last device" \
+		bash -c "! grep -q ':12B7 ' /proc/net/udp /proc/net/udp6"
+	link_add "${DEVPFX}0" veth0
+	udp_bound /proc/net/udp || fail "no IPv4 socket after re-adding the device"
+	udp_bound /proc/net/udp6 || fail "no IPv6 socket after re-adding the device"
+fi
+
 unload_sroce
 log "after unload"
 wait_until 10 "UDP 4791 (IPv4) to be released" bash -c "! grep -q ':12B7 ' /proc/net/udp"

@@ -86,7 +86,8 @@ static enum ib_wc_status sroce_gather(struct sroce_qp *qp,
 			return IB_WC_LOC_PROT_ERR;
 		len -= sge.length;
 	}
-	return IB_WC_SUCCESS;
+	/* The user may have shrunk the SGEs since they were summed. */
+	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
 }
 
 static enum ib_wc_status sroce_send_ud(struct sroce_qp *qp,

@@ -149,8 +149,7 @@ static void sroce_responder_ud(struct sroce_qp *qp, struct sk_buff *skb,
 	/* The slot goes back to the user before its completion. */
 	sroce_queue_pop(&qp->rq);
 	spin_unlock(&qp->rq_lock);
-	sroce_cq_post(qp->rcq, &wc, info->op && sroce_bth_se(
-			(const struct sroce_bth *)bth));
+	sroce_cq_post(qp->rcq, &wc, sroce_bth_se((const struct sroce_bth *)bth));
 }
 
 void sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb,
