@@ -19,7 +19,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(SROCE_DIR) CONFIG_RDMA_SROCE=m
 
-.PHONY: all module sparse unit check demo bench clean kdir-check
+.PHONY: all module sparse unit check demo clean kdir-check
 
 all: module
 
@@ -44,9 +44,6 @@ check:
 
 demo:
 	bash scripts/demo.sh
-
-bench:
-	bash scripts/bench.sh
 
 clean:
 	-test -f $(KDIR)/Makefile && $(KBUILD) clean

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostile_ring DEV GID_INDEX: a process that writes garbage straight into
+ * its mapped send ring. For each bad WQE (unknown opcode, too many SGEs, an
+ * SGE past its MR, a bogus lkey, inline past the slot, an unknown AH) it
+ * expects an error completion for that WQE and a flush error for the good
+ * WQE posted behind it -- never a kernel fault. Finds the send ring among
+ * the process's mappings of the uverbs device by its header geometry.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+#include "open_device.h"
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
+		fprintf(stderr, __VA_ARGS__);				\
+		fprintf(stderr, "\n");					\
+		exit(1);						\
+	}								\
+} while (0)
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_mr *mr;
+static struct ibv_ah *ah;
+static char buf[4096];
+static int gid_index;
+
+/* The send ring: the mapping whose header says 256-byte slots. */
+static struct rxe_queue_buf *find_sq(void)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	struct rxe_queue_buf *found = NULL;
+
+	CHECK(f, "maps");
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+		struct rxe_queue_buf *q;
+
+		if (!strstr(line, "uverbs"))
+			continue;
+		if (sscanf(line, "%lx-%lx", &start, &end) != 2)
+			continue;
+		q = (struct rxe_queue_buf *)start;
+		if (q->log2_elem_size == 8)
+			found = q;
+	}
+	fclose(f);
+	return found;
+}
+
+static struct ibv_qp *make_qp(void)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = 0x11 };
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+
+	CHECK(qp, "create_qp: %s", strerror(errno));
+	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_QKEY), "INIT");
+	a.qp_state = IBV_QPS_RTR;
+	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE), "RTR");
+	a.qp_state = IBV_QPS_RTS;
+	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), "RTS");
+	return qp;
+}
+
+static int poll_one(struct ibv_wc *wc)
+{
+	struct timespec ts = { 0, 1000000 };
+	int i, n;
+
+	for (i = 0; i < 2000; i++) {
+		n = ibv_poll_cq(cq, 1, wc);
+		CHECK(n >= 0, "poll");
+		if (n)
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+enum corruption { BAD_OPCODE, MANY_SGES, SGE_PAST_MR, BAD_LKEY, BIG_INLINE,
+		  BAD_AH, NUM_CORRUPTIONS };
+static const char *names[] = { "bad opcode", "too many SGEs", "SGE past its MR",
+			       "bogus lkey", "inline past the slot",
+			       "unknown AH" };
+
+static void run(enum corruption c)
+{
+	struct ibv_qp *qp = make_qp();
+	struct rxe_queue_buf *q = find_sq();
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 16,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .wr.ud = { .ah = ah, .remote_qpn = 1,
+					     .remote_qkey = 0x11 } }, *bad;
+	struct rxe_send_wqe *wqe;
+	struct rxe_sge *s;
+	struct ibv_wc wc;
+	uint32_t prod;
+
+	CHECK(q, "send ring not found");
+	/* A valid WQE first, through the provider; it fills every field. */
+	CHECK(!ibv_post_send(qp, &wr, &bad), "first post");
+	CHECK(poll_one(&wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 2,
+	      "valid send: status %d", wc.status);
+
+	/* Then a copy of it, corrupted, written by hand at the producer. */
+	prod = q->producer_index & q->index_mask;
+	wqe = (struct rxe_send_wqe *)(q->data + ((size_t)((prod + q->index_mask)
+				     & q->index_mask) << q->log2_elem_size));
+	memcpy(q->data + ((size_t)prod << q->log2_elem_size), wqe, 256);
+	wqe = (struct rxe_send_wqe *)(q->data + ((size_t)prod << q->log2_elem_size));
+	wqe->wr.wr_id = 1;
+	s = wqe->dma.sge;
+	switch (c) {
+	case BAD_OPCODE: wqe->wr.opcode = 77; break;
+	case MANY_SGES: wqe->dma.num_sge = 1000; break;
+	/* (A huge one is a message over the MTU: UD completes it unsent.) */
+	case SGE_PAST_MR: s[0].addr = (uintptr_t)buf + 4000; s[0].length = 500;
+			  wqe->dma.length = 500; break;
+	case BAD_LKEY: s[0].lkey = 0xdeadbe00u; break;
+	case BIG_INLINE: wqe->wr.send_flags |= IBV_SEND_INLINE;
+			 wqe->dma.length = 100000; break;
+	case BAD_AH: wqe->wr.wr.ud.ah_num = 0x7fffff; break;
+	default: break;
+	}
+	__atomic_store_n(&q->producer_index, (prod + 1) & q->index_mask,
+			 __ATOMIC_RELEASE);
+	/* The provider posts its WQE behind ours and rings the doorbell. */
+	wr.wr_id = 3;
+	ibv_post_send(qp, &wr, &bad);
+
+	CHECK(poll_one(&wc), "%s: no completion", names[c]);
+	CHECK(wc.wr_id == 1 && wc.status != IBV_WC_SUCCESS,
+	      "%s: wr_id %llu status %d", names[c],
+	      (unsigned long long)wc.wr_id, wc.status);
+	printf("%s: status %s\n", names[c], ibv_wc_status_str(wc.status));
+	CHECK(poll_one(&wc) && wc.wr_id == 3 &&
+	      wc.status == IBV_WC_WR_FLUSH_ERR,
+	      "%s: good WQE after it: wr_id %llu status %d", names[c],
+	      (unsigned long long)wc.wr_id, wc.status);
+	CHECK(!ibv_destroy_qp(qp), "destroy");
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
+	int c;
+
+	CHECK(argc == 3, "usage: hostile_ring DEV GID_INDEX");
+	gid_index = atoi(argv[2]);
+	ctx = open_by_name(argv[1]);
+	CHECK(ctx, "open %s", argv[1]);
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	CHECK(pd && cq && mr, "pd/cq/mr");
+	CHECK(!ibv_query_gid(ctx, 1, gid_index, &aha.grh.dgid), "gid");
+	aha.grh.sgid_index = gid_index;
+	ah = ibv_create_ah(pd, &aha);
+	CHECK(ah, "create_ah: %s", strerror(errno));
+	for (c = 0; c < NUM_CORRUPTIONS; c++)
+		run(c);
+	printf("hostile_ring all ok\n");
+	return 0;
+}
