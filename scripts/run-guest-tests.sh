@@ -87,8 +87,8 @@ build_progs() {
 	for src in "$REPO"/tests/guest/progs/*.c; do
 		[[ -e $src ]] || continue
 		out=$REPO/build/guest/progs/$(basename "$src" .c)
-		[[ $out -nt $src && $out -nt $REPO/tests/guest/progs/open_device.h ]] &&
-			continue
+		[[ $out -nt $src && $out -nt $REPO/tests/guest/progs/open_device.h &&
+		   $out -nt $REPO/tests/guest/progs/check.h ]] && continue
 		gcc -O2 -g -Wall -Wextra -o "$out" "$src" -libverbs -lrdmacm -lpthread ||
 			return 1
 	done

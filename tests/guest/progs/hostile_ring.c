@@ -15,16 +15,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+#include "check.h"
 #include "open_device.h"
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, "\n");					\
-		exit(1);						\
-	}								\
-} while (0)
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;

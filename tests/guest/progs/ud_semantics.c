@@ -19,16 +19,8 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+#include "check.h"
 #include "open_device.h"
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, "\n");					\
-		exit(1);						\
-	}								\
-} while (0)
 
 #define QKEY_B		0x00005678u
 #define QKEY_OTHER	0x00009999u

@@ -146,6 +146,16 @@ out_unlock:
 	return err;
 }
 
+/*
+ * librxe sends no driver data with CQ commands (zeroes are tolerated) and
+ * wants the ring's mminfo back in a response of @resp_len bytes.
+ */
+static bool sroce_cq_udata_ok(struct ib_udata *udata, size_t resp_len)
+{
+	return udata->outlen >= resp_len &&
+	       (!udata->inlen || ib_is_udata_cleared(udata, 0, udata->inlen));
+}
+
 static int sroce_create_cq(struct ib_cq *ib_cq,
 			   const struct ib_cq_init_attr *attr,
 			   struct ib_udata *udata)
@@ -163,10 +173,7 @@ static int sroce_create_cq(struct ib_cq *ib_cq,
 	    attr->comp_vector >= ib_cq->device->num_comp_vectors)
 		return -EINVAL;
 	if (udata) {
-		/* librxe sends no driver data; it wants the ring's mminfo. */
-		if (udata->outlen < sizeof(*uresp) ||
-		    (udata->inlen &&
-		     !ib_is_udata_cleared(udata, 0, udata->inlen)))
+		if (!sroce_cq_udata_ok(udata, sizeof(*uresp)))
 			return -EINVAL;
 		uresp = udata->outbuf;
 	}
@@ -227,9 +234,7 @@ static int sroce_resize_cq(struct ib_cq *ib_cq, int cqe,
 	num_req = cqe;
 	num = cqe;
 	if (udata) {
-		if (udata->outlen < sizeof(*uresp) ||
-		    (udata->inlen &&
-		     !ib_is_udata_cleared(udata, 0, udata->inlen)))
+		if (!sroce_cq_udata_ok(udata, sizeof(*uresp)))
 			return -EINVAL;
 		uresp = udata->outbuf;
 	}
