@@ -38,12 +38,23 @@ void sroce_port_update_state(struct sroce_dev *sdev)
 	ib_dispatch_event(&event);
 }
 
+/*
+ * The largest IB MTU whose packets, with IP/UDP/BTH/extension headers and
+ * ICRC, fit the netdev MTU; never below the smallest IB MTU. query_port
+ * reports it and UD sends are measured against it.
+ */
+enum ib_mtu sroce_port_active_mtu(struct sroce_dev *sdev)
+{
+	enum ib_mtu mtu = iboe_get_mtu(READ_ONCE(sdev->ndev->mtu));
+
+	return mtu ? mtu : IB_MTU_256;
+}
+
 static int sroce_query_port(struct ib_device *ib_dev, u32 port_num,
 			    struct ib_port_attr *attr)
 {
 	struct sroce_dev *sdev = to_sroce_dev(ib_dev);
 	struct net_device *ndev = sdev->ndev;
-	enum ib_mtu mtu;
 
 	/* The core zeroes *attr before calling us. */
 	attr->state = READ_ONCE(sdev->port_state);
@@ -55,9 +66,7 @@ static int sroce_query_port(struct ib_device *ib_dev, u32 port_num,
 		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
 
 	attr->max_mtu = IB_MTU_4096;
-	/* The netdev MTU must also carry the IP/UDP/BTH/ext headers + ICRC. */
-	mtu = iboe_get_mtu(READ_ONCE(ndev->mtu));
-	attr->active_mtu = mtu ? mtu : IB_MTU_256;
+	attr->active_mtu = sroce_port_active_mtu(sdev);
 	attr->gid_tbl_len = SROCE_GID_TABLE_LEN;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->max_msg_sz = SROCE_MAX_MSG_SIZE;

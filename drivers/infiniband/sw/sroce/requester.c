@@ -9,7 +9,6 @@
  *
  * This first version speaks UD; connected QPs come with the RC engine.
  */
-#include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
@@ -125,7 +124,7 @@ static enum ib_wc_status sroce_send_ud(struct sroce_qp *qp,
 		f.qkey = qp->attr.qkey;
 
 	/* Larger than the path MTU: completes, but is not sent (C10-93.1.1). */
-	mtu = ib_mtu_enum_to_int(iboe_get_mtu(READ_ONCE(sdev->ndev->mtu)));
+	mtu = ib_mtu_enum_to_int(sroce_port_active_mtu(sdev));
 	if (len > mtu)
 		return IB_WC_SUCCESS;
 

@@ -125,6 +125,7 @@ void sroce_unregister_matching(bool (*match)(struct sroce_dev *sdev,
 
 /* port.c */
 enum ib_port_state sroce_netdev_port_state(struct net_device *ndev);
+enum ib_mtu sroce_port_active_mtu(struct sroce_dev *sdev);
 void sroce_port_update_state(struct sroce_dev *sdev);
 extern const struct ib_device_ops sroce_port_ops;
 
