@@ -132,13 +132,16 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		  struct sk_buff *skb, u16 src_port)
 {
 	bool ipv6 = av->network_type == RDMA_NETWORK_IPV6;
-	unsigned int bth_len = skb->len;
+	unsigned int bth_len;
 	struct dst_entry *dst;
 	__le32 icrc;
 	int err;
 
-	/* The caller set the BTH pad count; the bytes are zero. */
-	skb_put_zero(skb, sroce_pad_count(bth_len));
+	/*
+	 * The caller set the BTH pad count; the bytes are zero. Every header
+	 * length is a multiple of 4, so the whole length pads like the payload.
+	 */
+	skb_put_zero(skb, sroce_pad_count(skb->len));
 	dst = ipv6 ? sroce_route6(sdev, av) : sroce_route4(sdev, av);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
