@@ -10,6 +10,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "qp.h"
 
 static struct rdma_link_ops sroce_link_ops = {
 	.type = SROCE_LINK_TYPE,
@@ -25,9 +26,12 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_devices_init();
+	err = sroce_engine_init();
 	if (err)
 		return err;
+	err = sroce_devices_init();
+	if (err)
+		goto err_engine;
 	err = sroce_udp_init();
 	if (err)
 		goto err_devices;
@@ -41,6 +45,8 @@ err_udp:
 	sroce_udp_exit();
 err_devices:
 	sroce_devices_exit();
+err_engine:
+	sroce_engine_exit();
 	return err;
 }
 
@@ -54,6 +60,8 @@ static void __exit sroce_exit(void)
 	/* Also waits for removals others started (link delete, rdma_rxe). */
 	sroce_unregister_matching(sroce_dev_any, NULL);
 	sroce_udp_exit();
+	/* Every QP is gone with its device: no engine work is left. */
+	sroce_engine_exit();
 }
 
 module_init(sroce_init);

@@ -47,6 +47,25 @@ struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
 	return skb;
 }
 
+struct sk_buff *sroce_tx_build(struct sroce_dev *sdev,
+			       const struct sroce_av *av,
+			       const struct sroce_hdr_fields *f,
+			       u32 payload_len)
+{
+	u32 hdr_len = sroce_packet_header_len(f->opcode);
+	struct sk_buff *skb;
+
+	skb = sroce_tx_alloc(sdev, av, hdr_len + payload_len, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	if (sroce_packet_build(skb_put(skb, hdr_len), hdr_len, f,
+			       payload_len) < 0) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
 static struct dst_entry *sroce_route4(struct sroce_dev *sdev,
 				      const struct sroce_av *av)
 {

@@ -18,6 +18,15 @@ struct sroce_dev;
 struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
 			       const struct sroce_av *av, unsigned int len,
 			       gfp_t gfp);
+/*
+ * sroce_tx_alloc() for a packet with @f's headers, written, and room for
+ * @payload_len bytes the caller appends. GFP_ATOMIC. NULL on failure.
+ */
+struct sroce_hdr_fields;
+struct sk_buff *sroce_tx_build(struct sroce_dev *sdev,
+			       const struct sroce_av *av,
+			       const struct sroce_hdr_fields *f,
+			       u32 payload_len);
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		  struct sk_buff *skb, u16 src_port);
 

@@ -1,19 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Queue pairs.
+ * Queue pairs and their transport state.
  *
  * Lifetime: the RDMA core allocates struct sroce_qp and frees it after
- * destroy_qp returns. Data-path users (receive by QPN, later the engines)
- * look a QP up under RCU and take a reference (refcnt); destroy removes
- * the QPN, waits for an RCU grace period and for the last reference, and
- * only then lets the core free the memory.
+ * destroy_qp returns. The receive path looks a QP up under RCU and takes a
+ * reference (refcnt) while it queues a packet; destroy removes the QPN,
+ * waits for an RCU grace period and the last reference, stops the timers
+ * and the engine's work item, and only then lets the core free the memory.
+ *
+ * Execution: all transport work of a QP - requester, completer, responder,
+ * timers' consequences, flushes - runs in its engine (engine.c), one run
+ * at a time under eng_lock with bottom halves off. A run does a bounded
+ * amount of work; whoever kicks the engine runs it in place if it is idle
+ * (send doorbell, receive softirq), otherwise the running owner picks the
+ * new work up before it leaves. Longer work continues in a work item.
  *
  * Locking:
- *  - lock (mutex) serialises modify, destroy and flushes, and protects
- *    state, attr and av. The data path reads state with READ_ONCE.
- *  - sq_lock (BH-safe spinlock) serialises the kernel's consumers of the
- *    SQ ring (requester, flush); rq_lock those of the RQ ring (responder
- *    in softirq, flush). Neither is held while sleeping.
+ *  - lock (mutex) serialises the verbs that change the QP (modify,
+ *    destroy) and protects attr and av against concurrent verbs.
+ *  - eng_lock (BH spinlock) protects state and everything in req, comp,
+ *    resp and the rings' kernel-side indices. modify takes it (inside
+ *    lock) to change state; the engine may move the QP to ERR on its own.
+ *  - rx_queue has its own lock: the receive softirq appends, the engine
+ *    removes.
  */
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
@@ -21,12 +30,92 @@
 #include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
+#include <linux/skbuff.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "av.h"
 #include "queue.h"
 
 struct sroce_cq;
+struct sroce_packet_info;
+
+/*
+ * What the kernel keeps about a send WQE once the requester has copied it
+ * out of the (untrusted) ring; one per SQ slot, indexed like the ring.
+ */
+struct sroce_send_state {
+	u32 first_psn;
+	u32 last_psn;		/* of the last request packet or response */
+	u32 length;		/* message length, from the SGEs */
+	u32 done_bytes;		/* reads: response bytes placed so far */
+	u8 status;		/* enum ib_wc_status when done */
+	bool done;		/* nothing more expected: may complete */
+	bool rd_atomic;		/* read or atomic: needs a response */
+};
+
+/* Requester position; see requester.c. */
+struct sroce_req {
+	u32 idx;		/* SQ slot being sent */
+	u32 fetch_idx;		/* next slot to copy out of the ring */
+	u32 offset;		/* bytes of slot idx already sent/requested */
+	u32 psn;		/* PSN of the next packet */
+	u32 next_psn;		/* first PSN of the next fetched WQE */
+	u32 sent_end;		/* one past the newest PSN ever sent */
+	u32 acked_psn;		/* one past the newest acknowledged PSN */
+	u32 rd_atomic;		/* reads/atomics started and not complete */
+	u8 retry_left;
+	u8 rnr_left;
+	bool rnr_wait;		/* paused by an RNR NAK until rnr_timer */
+	bool sqd_notified;
+};
+
+/* Responder-side read/atomic resource (IBTA 9.5, "responder resources"). */
+struct sroce_resp_res {
+	u32 first_psn;
+	u32 last_psn;
+	u32 psn;		/* next response PSN to send */
+	u64 va;
+	u32 rkey;
+	u32 length;
+	u32 offset;		/* bytes already sent */
+	u64 orig;		/* atomics: the value before the operation */
+	bool atomic;
+	bool used;		/* holds a request (for duplicates) */
+	bool pending;		/* responses still to send */
+};
+
+/* Responder position; see responder.c. */
+struct sroce_resp {
+	u32 psn;		/* expected PSN */
+	u32 msn;
+	bool nak_sent;		/* a sequence-error NAK is outstanding */
+	bool ack_pending;
+	u32 ack_psn;
+	/* The message being received (RC/UC). */
+	bool in_msg;
+	bool msg_write;		/* an RDMA WRITE, else a SEND */
+	bool drop_msg;		/* UC: rest of a broken message */
+	u32 offset;
+	u64 va;
+	u32 rkey;
+	u32 dma_len;
+	/* Kernel copy of the receive WQE a SEND lands in (RQ slot size). */
+	void *rwqe;
+	bool have_rwqe;
+	/* Read/atomic resources, a ring of SROCE_MAX_RD_ATOMIC entries. */
+	struct sroce_resp_res *res;
+	u32 res_next;		/* slot of the next new resource */
+	u32 res_pending;	/* resources with responses to send */
+};
+
+/* Engine flags (eng_flags, atomic bit numbers). */
+enum {
+	SROCE_ENG_PENDING,	/* a run is wanted */
+	SROCE_ENG_RETRY,	/* the retransmission timer fired */
+	SROCE_ENG_RNR,		/* the RNR timer fired */
+};
 
 struct sroce_qp {
 	struct ib_qp ib_qp;
@@ -36,21 +125,36 @@ struct sroce_qp {
 	bool user;
 
 	struct mutex lock;
-	enum ib_qp_state state;
 	struct ib_qp_attr attr;
 	struct sroce_av av;
 
-	spinlock_t sq_lock;
+	/* Engine (engine.c). */
+	spinlock_t eng_lock;
+	unsigned long eng_flags;
+	struct work_struct eng_work;
+	struct sk_buff_head rx_queue;
+	struct timer_list retry_timer;
+	struct timer_list rnr_timer;
+	bool dying;
+
+	/* Under eng_lock. */
+	enum ib_qp_state state;
+	u32 mtu;		/* path MTU in bytes */
+
 	struct sroce_queue sq;
-	u32 sq_psn;
+	void *sq_shadow;	/* kernel copies of started WQEs, by slot */
+	struct sroce_send_state *sq_state;
+	u32 sq_slot_size;
 	u32 sq_max_sge;
 	u32 sq_max_inline;
 	bool sig_all;
+	struct sroce_req req;
 
-	spinlock_t rq_lock;
 	struct sroce_queue rq;
 	bool has_rq;
 	u32 rq_max_sge;
+	u32 rq_slot_size;
+	struct sroce_resp resp;
 
 	struct sroce_cq *scq;
 	struct sroce_cq *rcq;
@@ -61,6 +165,24 @@ static inline struct sroce_qp *to_sroce_qp(struct ib_qp *ib_qp)
 	return container_of(ib_qp, struct sroce_qp, ib_qp);
 }
 
+static inline bool sroce_qp_is_rc(const struct sroce_qp *qp)
+{
+	return qp->ib_qp.qp_type == IB_QPT_RC;
+}
+
+/* The requester's kernel copy of the WQE in SQ slot @idx, and its state. */
+static inline void *sroce_sq_shadow(struct sroce_qp *qp, u32 idx)
+{
+	return (u8 *)qp->sq_shadow +
+	       (size_t)(idx & qp->sq.index_mask) * qp->sq_slot_size;
+}
+
+static inline struct sroce_send_state *sroce_sq_state(struct sroce_qp *qp,
+						      u32 idx)
+{
+	return &qp->sq_state[idx & qp->sq.index_mask];
+}
+
 /* Referenced QP for @qpn, or NULL. Any context. */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
@@ -68,15 +190,44 @@ void sroce_qp_put(struct sroce_qp *qp);
 /* qp_state.c: state changes; called with qp->lock held. */
 int sroce_qp_modify_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 			   int mask);
-void sroce_qp_flush_sq(struct sroce_qp *qp);
-void sroce_qp_error(struct sroce_qp *qp);
+/* Under eng_lock: a fatal error found by the engine. */
+void sroce_qp_set_error(struct sroce_qp *qp);
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 
-/* requester.c: runs the send queue (process context). */
-void sroce_requester_run(struct sroce_qp *qp);
+/* engine.c */
+int sroce_engine_init(void);
+void sroce_engine_exit(void);
+void sroce_engine_setup(struct sroce_qp *qp);
+void sroce_engine_stop(struct sroce_qp *qp);
+void sroce_engine_kick(struct sroce_qp *qp);
+void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
+		     const struct sroce_packet_info *info);
+void sroce_engine_arm_retry(struct sroce_qp *qp);
+void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs);
+/* The packet info the receive path stored in a queued skb. */
+static inline struct sroce_packet_info *sroce_skb_info(struct sk_buff *skb)
+{
+	return (struct sroce_packet_info *)skb->cb;
+}
 
-/* responder.c: a validated packet for @qp (softirq). */
-struct sroce_packet_info;
-void sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb,
-			  const struct sroce_packet_info *info);
+/* requester.c (engine context) */
+void sroce_requester_reset(struct sroce_qp *qp);
+bool sroce_requester_run(struct sroce_qp *qp, int *budget);
+void sroce_requester_seek(struct sroce_qp *qp, u32 psn);
+void sroce_requester_discard(struct sroce_qp *qp);
+int sroce_send_packet(struct sroce_qp *qp, struct sk_buff *skb);
+
+/* completer.c (engine context) */
+void sroce_completer_recv(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_completer_timeout(struct sroce_qp *qp);
+void sroce_completer_retire(struct sroce_qp *qp);
+void sroce_completer_flush(struct sroce_qp *qp);
+
+/* responder.c (engine context) */
+void sroce_responder_reset(struct sroce_qp *qp);
+void sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb);
+bool sroce_responder_send(struct sroce_qp *qp, int *budget);
+void sroce_responder_flush(struct sroce_qp *qp);
+void sroce_responder_discard(struct sroce_qp *qp);
 
 #endif /* SROCE_QP_H */

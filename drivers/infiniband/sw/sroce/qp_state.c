@@ -16,111 +16,6 @@
 
 #define SROCE_PSN_MASK		0xffffff
 
-static enum ib_wc_opcode sroce_wr_to_wc_opcode(u32 wr_opcode)
-{
-	switch (wr_opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case IB_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		return IB_WC_COMP_SWAP;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_FETCH_ADD;
-	case IB_WR_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	case IB_WR_BIND_MW:
-		return IB_WC_BIND_MW;
-	default:
-		return IB_WC_SEND;
-	}
-}
-
-/*
- * Visits every WQE up to the producer index as read once at the start: a
- * user writing the index meanwhile cannot keep the kernel looping. @fn
- * (NULL: just consume) may stop the walk by returning false; it runs
- * under @lock, the queue's consumer lock. It gives the slot back to the
- * user (the consumer advances) before posting the slot's completion.
- */
-static void sroce_qp_drain(struct sroce_queue *q, spinlock_t *lock,
-			   struct sroce_qp *qp,
-			   bool (*fn)(struct sroce_qp *qp, void *wqe))
-{
-	u32 prod = sroce_queue_producer_index(q);
-	bool more = true;
-
-	while (more) {
-		spin_lock_bh(lock);
-		if (sroce_queue_consumer_index(q) == prod) {
-			spin_unlock_bh(lock);
-			break;
-		}
-		if (fn) {
-			more = fn(qp, sroce_queue_addr(q,
-					sroce_queue_consumer_index(q)));
-		} else {
-			sroce_queue_pop(q);
-		}
-		spin_unlock_bh(lock);
-		cond_resched();
-	}
-}
-
-/*
- * Flush errors (IBTA 10.8.3.1): every outstanding WQE completes with
- * IB_WC_WR_FLUSH_ERR, signalled or not. The ring is untrusted memory:
- * only plain values are read from it. A full CQ ends the flush.
- */
-static bool sroce_qp_flush_send_wqe(struct sroce_qp *qp, void *slot)
-{
-	struct rxe_send_wqe *wqe = slot;
-	struct ib_wc wc = {
-		.wr_id = READ_ONCE(wqe->wr.wr_id),
-		.status = IB_WC_WR_FLUSH_ERR,
-		.opcode = sroce_wr_to_wc_opcode(READ_ONCE(wqe->wr.opcode)),
-		.qp = &qp->ib_qp,
-	};
-
-	sroce_queue_pop(&qp->sq);
-	return !sroce_cq_post(qp->scq, &wc, false);
-}
-
-static bool sroce_qp_flush_recv_wqe(struct sroce_qp *qp, void *slot)
-{
-	struct rxe_recv_wqe *wqe = slot;
-	struct ib_wc wc = {
-		.wr_id = READ_ONCE(wqe->wr_id),
-		.status = IB_WC_WR_FLUSH_ERR,
-		.opcode = IB_WC_RECV,
-		.qp = &qp->ib_qp,
-	};
-
-	sroce_queue_pop(&qp->rq);
-	return !sroce_cq_post(qp->rcq, &wc, false);
-}
-
-void sroce_qp_flush_sq(struct sroce_qp *qp)
-{
-	sroce_qp_drain(&qp->sq, &qp->sq_lock, qp, sroce_qp_flush_send_wqe);
-}
-
-static void sroce_qp_flush_rq(struct sroce_qp *qp)
-{
-	if (qp->has_rq)
-		sroce_qp_drain(&qp->rq, &qp->rq_lock, qp,
-			       sroce_qp_flush_recv_wqe);
-}
-
-/* RESET forgets all work: consume without completing. */
-static void sroce_qp_discard(struct sroce_qp *qp)
-{
-	sroce_qp_drain(&qp->sq, &qp->sq_lock, qp, NULL);
-	if (qp->has_rq)
-		sroce_qp_drain(&qp->rq, &qp->rq_lock, qp, NULL);
-}
-
 static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 			       int mask, struct sroce_av *av)
 {
@@ -197,7 +92,7 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		cur->en_sqd_async_notify = attr->en_sqd_async_notify;
 }
 
-static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
 	struct ib_event event = {
 		.device = qp->ib_qp.device,
@@ -209,14 +104,74 @@ static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 		qp->ib_qp.event_handler(&event, qp->ib_qp.qp_context);
 }
 
+/*
+ * Applies a validated change under eng_lock. The engine may have moved the
+ * QP to ERR since the caller looked: the transition is checked again here.
+ */
+static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
+				 int mask, const struct sroce_av *av)
+{
+	enum ib_qp_state cur = qp->state;
+	enum ib_qp_state next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+
+	lockdep_assert_held(&qp->eng_lock);
+	if (!ib_modify_qp_is_ok(cur, next, qp->ib_qp.qp_type, mask))
+		return -EINVAL;
+	sroce_qp_apply_attr(qp, attr, mask);
+	if (mask & IB_QP_AV)
+		qp->av = *av;
+	/*
+	 * Both ends segment and check read responses at the path MTU they
+	 * agreed on: it is used as given, not clamped to the port's.
+	 */
+	if (mask & IB_QP_PATH_MTU)
+		qp->mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	if (!(mask & IB_QP_STATE))
+		return 0;
+
+	qp->state = next;
+	switch (next) {
+	case IB_QPS_RESET:
+		del_timer(&qp->retry_timer);
+		del_timer(&qp->rnr_timer);
+		clear_bit(SROCE_ENG_RETRY, &qp->eng_flags);
+		clear_bit(SROCE_ENG_RNR, &qp->eng_flags);
+		skb_queue_purge(&qp->rx_queue);
+		sroce_requester_discard(qp);
+		sroce_responder_discard(qp);
+		break;
+	case IB_QPS_RTR:
+		if (cur == IB_QPS_INIT)
+			sroce_responder_reset(qp);
+		break;
+	case IB_QPS_RTS:
+		if (cur == IB_QPS_RTR)
+			sroce_requester_reset(qp);
+		break;
+	case IB_QPS_SQD:
+		qp->req.sqd_notified = false;
+		break;
+	case IB_QPS_ERR:
+		sroce_qp_set_error(qp);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
 int sroce_qp_modify_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 			   int mask)
 {
-	enum ib_qp_state cur = qp->state, next;
+	enum ib_qp_state cur, next;
 	struct sroce_av av;
 	int err;
 
 	lockdep_assert_held(&qp->lock);
+	spin_lock_bh(&qp->eng_lock);
+	cur = qp->state;
+	spin_unlock_bh(&qp->eng_lock);
+
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
 		return -EINVAL;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
@@ -226,44 +181,25 @@ int sroce_qp_modify_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if (err)
 		return err;
 
-	sroce_qp_apply_attr(qp, attr, mask);
-	if (mask & IB_QP_AV)
-		qp->av = av;
-	if (mask & IB_QP_SQ_PSN) {
-		spin_lock_bh(&qp->sq_lock);
-		qp->sq_psn = qp->attr.sq_psn;
-		spin_unlock_bh(&qp->sq_lock);
-	}
-	if (!(mask & IB_QP_STATE))
-		return 0;
-
-	WRITE_ONCE(qp->state, next);
-	switch (next) {
-	case IB_QPS_RESET:
-		sroce_qp_discard(qp);
-		break;
-	case IB_QPS_ERR:
-		sroce_qp_flush_sq(qp);
-		sroce_qp_flush_rq(qp);
-		break;
-	case IB_QPS_SQD:
-		/* No request is ever in flight yet: drained at once. */
-		if (qp->attr.en_sqd_async_notify)
-			sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
-		break;
-	default:
-		break;
-	}
-	return 0;
+	spin_lock_bh(&qp->eng_lock);
+	err = sroce_qp_apply_locked(qp, attr, mask, &av);
+	spin_unlock_bh(&qp->eng_lock);
+	/* Start sending, flush, or notice SQD drained, right away. */
+	if (!err && (mask & IB_QP_STATE))
+		sroce_engine_kick(qp);
+	return err;
 }
 
-/* A fatal error found by the data path (process context): to ERR, flushed. */
-void sroce_qp_error(struct sroce_qp *qp)
+/*
+ * A fatal error (engine, or modify to ERR), under eng_lock: the next
+ * engine run completes every outstanding WQE with a flush error.
+ */
+void sroce_qp_set_error(struct sroce_qp *qp)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-
-	mutex_lock(&qp->lock);
-	if (qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET)
-		sroce_qp_modify_locked(qp, &attr, IB_QP_STATE);
-	mutex_unlock(&qp->lock);
+	lockdep_assert_held(&qp->eng_lock);
+	qp->state = IB_QPS_ERR;
+	qp->req.rnr_wait = false;
+	del_timer(&qp->retry_timer);
+	del_timer(&qp->rnr_timer);
+	set_bit(SROCE_ENG_PENDING, &qp->eng_flags);
 }

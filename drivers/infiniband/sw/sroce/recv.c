@@ -4,7 +4,7 @@
  * socket. Validates the transport headers and the ICRC without copying
  * the packet (the ICRC is computed across the skb fragments in place).
  *
- * A valid packet goes to the responder of its destination QP.
+ * A valid packet is queued for the engine of its destination QP.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -95,9 +95,9 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		sroce_count(sdev, SROCE_CNT_RX_NO_QP);
 		goto drop;
 	}
-	sroce_responder_recv(qp, skb, &info);
+	sroce_engine_rx(qp, skb, &info);
 	sroce_qp_put(qp);
-	goto drop;
+	return;
 
 bad_header:
 	sroce_count(sdev, SROCE_CNT_RX_BAD_HEADER);

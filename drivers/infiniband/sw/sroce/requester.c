@@ -1,37 +1,88 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Requester: turns send WQEs into packets. Runs in the context of the
- * send doorbell (process context), one caller at a time per QP (sq_lock).
+ * Requester: turns send WQEs into request packets (engine context).
  *
- * The send ring is user memory: each WQE is copied out before it is
- * looked at, every length and count is re-checked against what the QP
- * was created with, and the message length is recomputed from the SGEs.
+ * The send ring is user memory. When the requester first reaches a WQE it
+ * copies the whole slot into the QP's shadow ring and never reads the
+ * user's slot again: the copy is what it validates, sends, and resends on
+ * a retry. Each WQE is given its PSN range when it is copied, so a
+ * retransmission can start again at any PSN (sroce_requester_seek()).
  *
- * This first version speaks UD; connected QPs come with the RC engine.
+ * Position: req.idx/req.offset/req.psn name the next packet to send. The
+ * WQEs between the ring's consumer index and req.idx have been sent and
+ * wait for their acknowledgement (RC) or their turn to complete.
+ *
+ * RC flow control: at most SROCE_MAX_INFLIGHT packets beyond the newest
+ * acknowledged PSN, at most max_rd_atomic reads/atomics outstanding, and a
+ * fenced WQE waits until every earlier read/atomic has completed.
  */
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
 #include <sroce/packet.h>
+#include <sroce/psn.h>
 
 #include "sroce.h"
 #include "ah.h"
-#include "cq.h"
+#include "limits.h"
 #include "mr.h"
 #include "net_tx.h"
 #include "qp.h"
+#include "sge.h"
 
-/* Sums the SGE lengths, refusing more SGEs than the QP has room for. */
-static enum ib_wc_status sroce_wqe_length(struct sroce_qp *qp,
-					  const struct rxe_send_wqe *wqe,
-					  const void *slot, u32 *len)
+#define SROCE_MAX_INFLIGHT	256
+/* Ask for an ACK this often within long messages, not only at their end. */
+#define SROCE_ACKREQ_EVERY	64
+
+static bool sroce_req_op_allowed(const struct sroce_qp *qp, u32 op)
 {
-	const struct rxe_sge *sge = (const struct rxe_sge *)
-		((const u8 *)slot + sizeof(*wqe));
+	switch (op) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_LOCAL_INV:
+		return qp->ib_qp.qp_type != IB_QPT_UD;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_SEND_WITH_INV:
+		return sroce_qp_is_rc(qp);
+	default:
+		return false;
+	}
+}
+
+static bool sroce_wr_is_atomic(u32 op)
+{
+	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool sroce_wr_carries_data(u32 op)
+{
+	return op != IB_WR_RDMA_READ && !sroce_wr_is_atomic(op) &&
+	       op != IB_WR_LOCAL_INV;
+}
+
+/* Validates a copied WQE and computes its message length. */
+static enum ib_wc_status sroce_req_check(const struct sroce_qp *qp,
+					 const struct rxe_send_wqe *wqe,
+					 u32 *len)
+{
+	u32 op = wqe->wr.opcode;
 	u64 total = 0;
 	u32 i;
 
+	*len = 0;
+	if (!sroce_req_op_allowed(qp, op))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (op == IB_WR_LOCAL_INV)
+		return IB_WC_SUCCESS;
 	if (wqe->wr.send_flags & IB_SEND_INLINE) {
+		if (!sroce_wr_carries_data(op))
+			return IB_WC_LOC_QP_OP_ERR;
 		if (wqe->dma.length > qp->sq_max_inline)
 			return IB_WC_LOC_LEN_ERR;
 		*len = wqe->dma.length;
@@ -40,154 +91,440 @@ static enum ib_wc_status sroce_wqe_length(struct sroce_qp *qp,
 	if (wqe->dma.num_sge > qp->sq_max_sge)
 		return IB_WC_LOC_QP_OP_ERR;
 	for (i = 0; i < wqe->dma.num_sge; i++)
-		total += READ_ONCE(sge[i].length);
-	if (total > U32_MAX)
+		total += wqe->dma.sge[i].length;
+	if (total > SROCE_MAX_MSG_SIZE)
 		return IB_WC_LOC_LEN_ERR;
+	if (sroce_wr_is_atomic(op)) {
+		if (total < sizeof(u64))
+			return IB_WC_LOC_LEN_ERR;
+		total = sizeof(u64);
+	}
 	*len = total;
 	return IB_WC_SUCCESS;
 }
 
-/* Appends the message payload, gathered from the SGEs or the inline copy. */
-static enum ib_wc_status sroce_gather(struct sroce_qp *qp,
-				      const struct rxe_send_wqe *wqe,
-				      const void *slot, struct sk_buff *skb,
-				      u32 len)
+/* Copies the next posted WQE into the shadow ring; NULL if none. */
+static struct sroce_send_state *sroce_req_fetch(struct sroce_qp *qp)
 {
-	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
-	const u8 *data = (const u8 *)slot + sizeof(*wqe);
-	const struct rxe_sge *sges = (const struct rxe_sge *)data;
-	enum ib_wc_status status;
-	u32 i;
+	struct sroce_req *req = &qp->req;
+	u32 idx = req->fetch_idx;
+	struct sroce_send_state *st;
+	struct rxe_send_wqe *wqe;
+	u32 npkts;
 
-	if (wqe->wr.send_flags & IB_SEND_INLINE) {
-		skb_put_data(skb, data, len);
-		return IB_WC_SUCCESS;
-	}
-	for (i = 0; i < wqe->dma.num_sge; i++) {
-		struct rxe_sge sge;
-		struct sroce_mr *mr;
-		int err;
+	/* SQD: what was started finishes, nothing new starts. */
+	if (qp->state != IB_QPS_RTS ||
+	    idx == sroce_queue_producer_index(&qp->sq))
+		return NULL;
+	wqe = sroce_sq_shadow(qp, idx);
+	memcpy(wqe, sroce_queue_addr(&qp->sq, idx), qp->sq_slot_size);
+	st = sroce_sq_state(qp, idx);
+	memset(st, 0, sizeof(*st));
+	st->status = sroce_req_check(qp, wqe, &st->length);
+	st->rd_atomic = wqe->wr.opcode == IB_WR_RDMA_READ ||
+			sroce_wr_is_atomic(wqe->wr.opcode);
 
-		memcpy(&sge, &sges[i], sizeof(sge));
-		if (!sge.length)
-			continue;
-		/* Never more than the length that sized the skb. */
-		if (sge.length > len)
-			return IB_WC_LOC_LEN_ERR;
-		mr = sroce_mr_get(sdev, sge.lkey, qp->ib_qp.pd, 0, sge.addr,
-				  sge.length, &status);
-		if (!mr)
-			return status;
-		err = sroce_mr_copy(mr, sge.addr, skb_put(skb, sge.length),
-				    sge.length, SROCE_COPY_FROM_MR);
-		sroce_mr_put(mr);
-		if (err)
-			return IB_WC_LOC_PROT_ERR;
-		len -= sge.length;
-	}
-	/* The user may have shrunk the SGEs since they were summed. */
-	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+	if (st->status != IB_WC_SUCCESS || wqe->wr.opcode == IB_WR_LOCAL_INV)
+		npkts = 0;
+	else if (sroce_wr_is_atomic(wqe->wr.opcode) ||
+		 qp->ib_qp.qp_type == IB_QPT_UD)
+		npkts = 1;
+	else
+		npkts = max_t(u32, 1, DIV_ROUND_UP(st->length, qp->mtu));
+	st->first_psn = req->next_psn;
+	st->last_psn = sroce_psn_sub(sroce_psn_add(st->first_psn, npkts), 1);
+	req->next_psn = sroce_psn_add(req->next_psn, npkts);
+	req->fetch_idx = sroce_queue_next(&qp->sq, idx);
+	return st;
 }
 
-static enum ib_wc_status sroce_send_ud(struct sroce_qp *qp,
-				       const struct rxe_send_wqe *wqe,
-				       const void *slot)
+static u8 sroce_req_opcode(const struct sroce_qp *qp, u32 op, bool first,
+			   bool last)
+{
+	bool write = op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM;
+	bool imm = op == IB_WR_SEND_WITH_IMM || op == IB_WR_RDMA_WRITE_WITH_IMM;
+	u8 base = qp->ib_qp.qp_type == IB_QPT_UC ? SROCE_OP_TRANSPORT_UC :
+						   SROCE_OP_TRANSPORT_RC;
+	u8 code;
+
+	if (op == IB_WR_SEND_WITH_INV && last)
+		return first ? SROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE :
+			       SROCE_OP_RC_SEND_LAST_WITH_INVALIDATE;
+	if (first && last)
+		code = write ? SROCE_OP_RC_RDMA_WRITE_ONLY : SROCE_OP_RC_SEND_ONLY;
+	else if (first)
+		code = write ? SROCE_OP_RC_RDMA_WRITE_FIRST :
+			       SROCE_OP_RC_SEND_FIRST;
+	else if (last)
+		code = write ? SROCE_OP_RC_RDMA_WRITE_LAST : SROCE_OP_RC_SEND_LAST;
+	else
+		code = write ? SROCE_OP_RC_RDMA_WRITE_MIDDLE :
+			       SROCE_OP_RC_SEND_MIDDLE;
+	/* The _WITH_IMMEDIATE variant directly follows LAST and ONLY. */
+	if (imm && last)
+		code++;
+	return base | code;
+}
+
+/* Source port spreads a QP's flows (A17.3.1); fixed per connection. */
+static u16 sroce_req_sport(const struct sroce_qp *qp, u32 dest_qpn)
+{
+	return rdma_get_udp_sport(qp->av.flow_label, qp->ib_qp.qp_num,
+				  dest_qpn);
+}
+
+int sroce_send_packet(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
-	bool imm = wqe->wr.opcode == IB_WR_SEND_WITH_IMM;
+
+	return sroce_tx_send(sdev, &qp->av, skb,
+			     sroce_req_sport(qp, qp->attr.dest_qp_num));
+}
+
+static struct sroce_sge_list sroce_wqe_sges(struct sroce_qp *qp,
+					    const struct rxe_send_wqe *wqe)
+{
+	struct sroce_sge_list l = {
+		.sdev = to_sroce_dev(qp->ib_qp.device),
+		.pd = qp->ib_qp.pd,
+		.sge = wqe->dma.sge,
+		.num = wqe->dma.num_sge,
+	};
+
+	return l;
+}
+
+/* Appends @len payload bytes of @wqe from message offset @offset. */
+static enum ib_wc_status sroce_req_gather(struct sroce_qp *qp,
+					  const struct rxe_send_wqe *wqe,
+					  u32 offset, struct sk_buff *skb,
+					  u32 len)
+{
+	struct sroce_sge_list l = sroce_wqe_sges(qp, wqe);
+	void *dst = skb_put(skb, len);
+
+	if (wqe->wr.send_flags & IB_SEND_INLINE) {
+		memcpy(dst, wqe->dma.inline_data + offset, len);
+		return IB_WC_SUCCESS;
+	}
+	return sroce_sge_read(&l, offset, dst, len);
+}
+
+/* Result of one requester step besides a completion status. */
+#define SROCE_REQ_NOMEM		(-1)
+
+static int sroce_req_send_ud(struct sroce_qp *qp,
+			     const struct rxe_send_wqe *wqe,
+			     struct sroce_send_state *st)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_hdr_fields f = {
-		.opcode = imm ? SROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE :
-				SROCE_OP_UD_SEND_ONLY,
+		.opcode = wqe->wr.opcode == IB_WR_SEND_WITH_IMM ?
+			  SROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE :
+			  SROCE_OP_UD_SEND_ONLY,
 		.se = !!(wqe->wr.send_flags & IB_SEND_SOLICITED),
 		.pkey = SROCE_DEFAULT_PKEY,
 		.dest_qpn = wqe->wr.wr.ud.remote_qpn & SROCE_BTH_QPN_MASK,
 		.qkey = wqe->wr.wr.ud.remote_qkey,
 		.src_qpn = qp->ib_qp.qp_num,
 		.imm = wqe->wr.ex.imm_data,
+		.psn = qp->req.psn,
 	};
 	enum ib_wc_status status;
 	struct sroce_av av;
 	struct sk_buff *skb;
-	u32 len, mtu;
-	int hdr_len;
 
-	if (wqe->wr.opcode != IB_WR_SEND && !imm)
-		return IB_WC_LOC_QP_OP_ERR;
-	status = sroce_wqe_length(qp, wqe, slot, &len);
-	if (status != IB_WC_SUCCESS)
-		return status;
 	/* ah_num 0 is the old-kernel embedded AV: not served. */
 	if (sroce_ah_lookup_av(sdev, wqe->wr.wr.ud.ah_num, qp->ib_qp.pd, &av))
 		return IB_WC_LOC_QP_OP_ERR;
 	/* Bit 31 set: use the QP's own Q_Key (IBTA 10.2.4). */
 	if (f.qkey & 0x80000000)
 		f.qkey = qp->attr.qkey;
-
 	/* Larger than the path MTU: completes, but is not sent (C10-93.1.1). */
-	mtu = ib_mtu_enum_to_int(sroce_port_active_mtu(sdev));
-	if (len > mtu)
+	if (st->length > ib_mtu_enum_to_int(sroce_port_active_mtu(sdev)))
 		return IB_WC_SUCCESS;
 
-	f.psn = qp->sq_psn;
-	qp->sq_psn = (qp->sq_psn + 1) & SROCE_BTH_PSN_MASK;
-
-	hdr_len = sroce_packet_header_len(f.opcode);
-	skb = sroce_tx_alloc(sdev, &av, hdr_len + len, GFP_ATOMIC);
+	skb = sroce_tx_build(sdev, &av, &f, st->length);
 	if (!skb)
-		return IB_WC_LOC_QP_OP_ERR;
-	if (sroce_packet_build(skb_put(skb, hdr_len), hdr_len, &f, len) < 0) {
-		kfree_skb(skb);
-		return IB_WC_LOC_QP_OP_ERR;
-	}
-	status = sroce_gather(qp, wqe, slot, skb, len);
+		return SROCE_REQ_NOMEM;
+	status = sroce_req_gather(qp, wqe, 0, skb, st->length);
 	if (status != IB_WC_SUCCESS) {
 		kfree_skb(skb);
 		return status;
 	}
 	/* A datagram lost in the network is not an error of the sender. */
-	sroce_tx_send(sdev, &av, skb,
-		      rdma_get_udp_sport(av.flow_label, qp->ib_qp.qp_num,
-					 f.dest_qpn));
+	sroce_tx_send(sdev, &av, skb, sroce_req_sport(qp, f.dest_qpn));
 	return IB_WC_SUCCESS;
 }
 
+/* One SEND or RDMA WRITE packet (RC/UC) at the current position. */
+static int sroce_req_send_data(struct sroce_qp *qp,
+			       const struct rxe_send_wqe *wqe,
+			       struct sroce_send_state *st, bool *last)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
+	struct sroce_req *req = &qp->req;
+	u32 op = wqe->wr.opcode;
+	u32 payload = min(st->length - req->offset, qp->mtu);
+	bool first = req->offset == 0;
+	struct sroce_hdr_fields f = {
+		.pkey = SROCE_DEFAULT_PKEY,
+		.dest_qpn = qp->attr.dest_qp_num,
+		.psn = req->psn,
+		.va = wqe->wr.wr.rdma.remote_addr,
+		.rkey = wqe->wr.wr.rdma.rkey,
+		.dma_len = st->length,
+		.imm = wqe->wr.ex.imm_data,
+		.inv_rkey = wqe->wr.ex.invalidate_rkey,
+	};
+	enum ib_wc_status status;
+	struct sk_buff *skb;
+
+	*last = req->offset + payload == st->length;
+	f.opcode = sroce_req_opcode(qp, op, first, *last);
+	f.se = *last && (wqe->wr.send_flags & IB_SEND_SOLICITED);
+	f.ackreq = sroce_qp_is_rc(qp) &&
+		   (*last || !(req->psn % SROCE_ACKREQ_EVERY));
+
+	skb = sroce_tx_build(sdev, &qp->av, &f, payload);
+	if (!skb)
+		return SROCE_REQ_NOMEM;
+	status = sroce_req_gather(qp, wqe, req->offset, skb, payload);
+	if (status != IB_WC_SUCCESS) {
+		kfree_skb(skb);
+		return status;
+	}
+	sroce_send_packet(qp, skb);
+	req->offset += payload;
+	req->psn = sroce_psn_add(req->psn, 1);
+	return IB_WC_SUCCESS;
+}
+
+/* An RDMA READ request for what has not arrived yet, or an atomic. */
+static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
+				    const struct rxe_send_wqe *wqe,
+				    struct sroce_send_state *st)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
+	struct sroce_req *req = &qp->req;
+	u32 op = wqe->wr.opcode;
+	struct sroce_hdr_fields f = {
+		.pkey = SROCE_DEFAULT_PKEY,
+		.dest_qpn = qp->attr.dest_qp_num,
+		.psn = req->psn,
+		.ackreq = true,
+	};
+	struct sk_buff *skb;
+
+	if (op == IB_WR_RDMA_READ) {
+		f.opcode = SROCE_OP_RC_RDMA_READ_REQUEST;
+		f.va = wqe->wr.wr.rdma.remote_addr + req->offset;
+		f.rkey = wqe->wr.wr.rdma.rkey;
+		f.dma_len = st->length - req->offset;
+	} else {
+		f.opcode = op == IB_WR_ATOMIC_CMP_AND_SWP ?
+			   SROCE_OP_RC_COMPARE_SWAP : SROCE_OP_RC_FETCH_ADD;
+		f.va = wqe->wr.wr.atomic.remote_addr;
+		f.rkey = wqe->wr.wr.atomic.rkey;
+		f.swap_add = op == IB_WR_ATOMIC_CMP_AND_SWP ?
+			     wqe->wr.wr.atomic.swap :
+			     wqe->wr.wr.atomic.compare_add;
+		f.compare = wqe->wr.wr.atomic.compare_add;
+	}
+	skb = sroce_tx_build(sdev, &qp->av, &f, 0);
+	if (!skb)
+		return SROCE_REQ_NOMEM;
+	sroce_send_packet(qp, skb);
+	req->offset = st->length;
+	req->psn = sroce_psn_add(st->last_psn, 1);
+	return IB_WC_SUCCESS;
+}
+
+static void sroce_req_advance(struct sroce_qp *qp, struct sroce_send_state *st)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (st->rd_atomic)
+		req->rd_atomic++;
+	req->idx = sroce_queue_next(&qp->sq, req->idx);
+	req->offset = 0;
+	/* Unreliable transports and local operations are done once sent. */
+	if (!sroce_qp_is_rc(qp) || st->first_psn == sroce_psn_add(st->last_psn, 1))
+		st->done = true;
+}
+
+/* Sends the next packet (or performs a local operation). */
+static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
+			  struct sroce_send_state *st)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
+	bool last = true;
+	int ret;
+
+	switch (wqe->wr.opcode) {
+	case IB_WR_LOCAL_INV:
+		if (sroce_mr_invalidate(sdev, wqe->wr.ex.invalidate_rkey,
+					qp->ib_qp.pd))
+			return IB_WC_LOC_PROT_ERR;
+		ret = IB_WC_SUCCESS;
+		break;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		ret = sroce_req_send_rd_atomic(qp, wqe, st);
+		break;
+	default:
+		if (qp->ib_qp.qp_type == IB_QPT_UD) {
+			ret = sroce_req_send_ud(qp, wqe, st);
+			if (ret == IB_WC_SUCCESS)
+				qp->req.psn = sroce_psn_add(qp->req.psn, 1);
+		} else {
+			ret = sroce_req_send_data(qp, wqe, st, &last);
+		}
+		break;
+	}
+	if (ret != IB_WC_SUCCESS)
+		return ret;
+	if (sroce_psn_after(qp->req.psn, qp->req.sent_end))
+		qp->req.sent_end = qp->req.psn;
+	if (sroce_qp_is_rc(qp) && !timer_pending(&qp->retry_timer))
+		sroce_engine_arm_retry(qp);
+	if (last)
+		sroce_req_advance(qp, st);
+	return IB_WC_SUCCESS;
+}
+
+/* RC limits on starting (or continuing) the WQE at the position. */
+static bool sroce_req_may_send(struct sroce_qp *qp,
+			       const struct rxe_send_wqe *wqe,
+			       const struct sroce_send_state *st)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!sroce_qp_is_rc(qp))
+		return true;
+	if (sroce_psn_diff(req->psn, req->acked_psn) >= SROCE_MAX_INFLIGHT)
+		return false;
+	if (req->offset)
+		return true;
+	if ((wqe->wr.send_flags & IB_SEND_FENCE) && req->rd_atomic)
+		return false;
+	if (st->rd_atomic &&
+	    req->rd_atomic >= max_t(u32, 1, qp->attr.max_rd_atomic))
+		return false;
+	return true;
+}
+
 /*
- * Sends every WQE posted so far (producer read once). An error completes
- * the WQE with its status and moves the QP to ERR, which flushes the rest.
+ * Sends while there is something to send, the limits allow and @budget
+ * lasts. Returns true if it stopped only for the budget.
  */
-void sroce_requester_run(struct sroce_qp *qp)
+bool sroce_requester_run(struct sroce_qp *qp, int *budget)
+{
+	struct sroce_req *req = &qp->req;
+	bool more = false;
+
+	if ((qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) ||
+	    req->rnr_wait)
+		return false;
+
+	for (;;) {
+		struct sroce_send_state *st;
+		struct rxe_send_wqe *wqe;
+		int ret;
+
+		if (req->idx == req->fetch_idx && !sroce_req_fetch(qp))
+			break;
+		if (*budget <= 0) {
+			more = true;
+			break;
+		}
+		st = sroce_sq_state(qp, req->idx);
+		wqe = sroce_sq_shadow(qp, req->idx);
+		if (st->status != IB_WC_SUCCESS) {
+			/* Completes in order, then the QP goes to ERR. */
+			st->done = true;
+			break;
+		}
+		if (!sroce_req_may_send(qp, wqe, st))
+			break;
+		ret = sroce_req_step(qp, wqe, st);
+		if (ret == SROCE_REQ_NOMEM) {
+			more = true;
+			break;
+		}
+		if (ret != IB_WC_SUCCESS) {
+			st->status = ret;
+			st->done = true;
+			break;
+		}
+		(*budget)--;
+	}
+	sroce_completer_retire(qp);
+	return more && qp->state != IB_QPS_ERR;
+}
+
+/*
+ * Moves the position to @psn, backwards for a retransmission or forwards
+ * past what the responder has already seen. The WQEs between the oldest
+ * uncompleted one and the new position are then all in flight.
+ */
+void sroce_requester_seek(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 idx = sroce_queue_consumer_index(&qp->sq);
+	struct sroce_send_state *st = NULL;
+	u32 rd_atomic = 0;
+
+	for (; idx != req->fetch_idx; idx = sroce_queue_next(&qp->sq, idx)) {
+		st = sroce_sq_state(qp, idx);
+		if (st->status != IB_WC_SUCCESS)
+			break;
+		if (!st->done && sroce_psn_before_eq(psn, st->last_psn) &&
+		    st->first_psn != sroce_psn_add(st->last_psn, 1))
+			break;
+		if (st->rd_atomic && !st->done)
+			rd_atomic++;
+	}
+	req->idx = idx;
+	req->rd_atomic = rd_atomic;
+	if (idx == req->fetch_idx) {
+		req->psn = req->next_psn;
+		req->offset = 0;
+		return;
+	}
+	if (sroce_psn_before(psn, st->first_psn) || st->status != IB_WC_SUCCESS)
+		psn = st->first_psn;
+	if (sroce_wr_is_atomic(((struct rxe_send_wqe *)
+				sroce_sq_shadow(qp, idx))->wr.opcode))
+		psn = st->first_psn;
+	req->psn = psn;
+	req->offset = sroce_psn_diff(psn, st->first_psn) * qp->mtu;
+}
+
+/* Entering RTS from RTR: a fresh start at the SQ PSN. */
+void sroce_requester_reset(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 cons = sroce_queue_consumer_index(&qp->sq);
+
+	memset(req, 0, sizeof(*req));
+	req->idx = cons;
+	req->fetch_idx = cons;
+	req->psn = qp->attr.sq_psn;
+	req->next_psn = req->psn;
+	req->sent_end = req->psn;
+	req->acked_psn = req->psn;
+	req->retry_left = qp->attr.retry_cnt;
+	req->rnr_left = qp->attr.rnr_retry;
+}
+
+/* RESET: every posted WQE is forgotten, without completions. */
+void sroce_requester_discard(struct sroce_qp *qp)
 {
 	u32 prod = sroce_queue_producer_index(&qp->sq);
-	enum ib_wc_status status = IB_WC_SUCCESS;
 
-	spin_lock_bh(&qp->sq_lock);
-	while (sroce_queue_consumer_index(&qp->sq) != prod &&
-	       READ_ONCE(qp->state) == IB_QPS_RTS) {
-		void *slot = sroce_queue_addr(&qp->sq,
-				sroce_queue_consumer_index(&qp->sq));
-		struct rxe_send_wqe wqe;
-		struct ib_wc wc = { .qp = &qp->ib_qp };
-
-		memcpy(&wqe, slot, sizeof(wqe));
-		if (qp->ib_qp.qp_type == IB_QPT_UD)
-			status = sroce_send_ud(qp, &wqe, slot);
-		else
-			status = IB_WC_LOC_QP_OP_ERR;
-
-		/* The slot goes back to the user before its completion. */
+	while (sroce_queue_consumer_index(&qp->sq) != prod)
 		sroce_queue_pop(&qp->sq);
-		if (status != IB_WC_SUCCESS || qp->sig_all ||
-		    (wqe.wr.send_flags & IB_SEND_SIGNALED)) {
-			wc.wr_id = wqe.wr.wr_id;
-			wc.status = status;
-			wc.opcode = IB_WC_SEND;
-			sroce_cq_post(qp->scq, &wc, false);
-		}
-		if (status != IB_WC_SUCCESS)
-			break;
-	}
-	spin_unlock_bh(&qp->sq_lock);
-
-	if (status != IB_WC_SUCCESS)
-		sroce_qp_error(qp);
+	sroce_requester_reset(qp);
 }

@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Responder: places an incoming message into the buffers of a receive
- * WQE and completes it. Runs in the receive softirq, one packet at a time
- * per QP (rq_lock); the payload goes straight from the skb fragments into
- * the registered pages, without linearising the packet.
+ * Responder: executes incoming requests (engine context) - places SENDs
+ * into receive WQEs and RDMA WRITEs into registered memory straight from
+ * the skb fragments, answers RDMA READs and atomics, and acknowledges.
  *
- * This first version serves UD; connected QPs come with the RC engine.
+ * RC (IBTA 9.7): packets are taken in PSN order only. A PSN ahead of the
+ * expected one gets one sequence-error NAK until the gap is filled; one
+ * behind it is a duplicate: SEND/WRITE are acknowledged again, READs
+ * are executed again and atomics answered from the saved result. ACKs are
+ * coalesced: one per engine run, sent after any read response that
+ * precedes it. Errors NAK the request and move the QP to ERR with an
+ * async event; a missing receive WQE gets an RNR NAK.
+ *
+ * UC: no ACKs; a gap drops the message in progress, and whatever is
+ * wrong with a message drops just that message.
+ *
+ * UD: one packet per message, Q_Key checked, the GRH in front of the
+ * data.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -13,72 +24,522 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include <sroce/packet.h>
+#include <sroce/psn.h>
 
 #include "sroce.h"
 #include "cq.h"
+#include "limits.h"
 #include "mr.h"
+#include "net_tx.h"
 #include "qp.h"
+#include "sge.h"
 
 #define SROCE_GRH_BYTES		40
 
-/* Where the next byte of a message goes in a receive WQE's SGE list. */
-struct sroce_scatter {
-	struct sroce_qp *qp;
-	const struct rxe_sge *sges;	/* untrusted: read with memcpy */
-	u32 num_sge;
-	u32 cur;
-	u32 offset;			/* into sges[cur] */
+/* Outcome of executing one in-order request packet. */
+enum sroce_resp_result {
+	SROCE_RESP_OK,
+	SROCE_RESP_RNR,		/* no receive WQE */
+	SROCE_RESP_INV_REQ,	/* malformed sequence, length, alignment */
+	SROCE_RESP_ACCESS,	/* R_Key, range or rights */
+	SROCE_RESP_OP_ERR,	/* our own side failed (receive WQE) */
 };
 
-/*
- * Copies @len bytes, from @buf or else from @skb at @skb_off, into the
- * SGEs. Returns a completion status.
- */
-static enum ib_wc_status sroce_scatter(struct sroce_scatter *sc,
-				       const void *buf,
-				       const struct sk_buff *skb, int skb_off,
-				       u32 len)
+static const u8 *sroce_resp_bth(const struct sk_buff *skb)
 {
-	struct sroce_dev *sdev = to_sroce_dev(sc->qp->ib_qp.device);
+	return skb->data + sizeof(struct udphdr);
+}
 
-	while (len) {
-		enum ib_wc_status status;
-		struct sroce_mr *mr;
-		struct rxe_sge sge;
-		u32 n;
-		int err;
+static int sroce_resp_payload_off(const struct sroce_packet_info *info)
+{
+	return sizeof(struct udphdr) + info->payload_off;
+}
 
-		if (sc->cur >= sc->num_sge)
-			return IB_WC_LOC_LEN_ERR;
-		memcpy(&sge, &sc->sges[sc->cur], sizeof(sge));
-		if (sc->offset >= sge.length) {
-			sc->cur++;
-			sc->offset = 0;
-			continue;
+static struct sroce_sge_list sroce_rwqe_sges(struct sroce_qp *qp)
+{
+	struct rxe_recv_wqe *wqe = qp->resp.rwqe;
+	struct sroce_sge_list l = {
+		.sdev = to_sroce_dev(qp->ib_qp.device),
+		.pd = qp->ib_qp.pd,
+		.sge = wqe->dma.sge,
+		.num = min_t(u32, wqe->dma.num_sge, qp->rq_max_sge),
+	};
+
+	return l;
+}
+
+/* Copies the next receive WQE out of the ring, if there is one. */
+static bool sroce_resp_take_rwqe(struct sroce_qp *qp)
+{
+	void *slot;
+
+	if (qp->resp.have_rwqe)
+		return true;
+	slot = sroce_queue_head(&qp->rq);
+	if (!slot)
+		return false;
+	memcpy(qp->resp.rwqe, slot, qp->rq_slot_size);
+	qp->resp.have_rwqe = true;
+	return true;
+}
+
+/* Completes the receive WQE in resp.rwqe with @wc. */
+static void sroce_resp_complete(struct sroce_qp *qp, struct ib_wc *wc,
+				bool solicited)
+{
+	struct rxe_recv_wqe *wqe = qp->resp.rwqe;
+
+	wc->wr_id = wqe->wr_id;
+	wc->qp = &qp->ib_qp;
+	wc->port_num = SROCE_PORT;
+	/* The slot goes back to the user before its completion. */
+	sroce_queue_pop(&qp->rq);
+	qp->resp.have_rwqe = false;
+	if (sroce_cq_post(qp->rcq, wc, solicited))
+		sroce_qp_set_error(qp);
+}
+
+static void sroce_resp_send_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
+	struct sroce_hdr_fields f = {
+		.opcode = SROCE_OP_RC_ACKNOWLEDGE,
+		.pkey = SROCE_DEFAULT_PKEY,
+		.dest_qpn = qp->attr.dest_qp_num,
+		.psn = psn,
+		.syndrome = syndrome,
+		.msn = qp->resp.msn,
+	};
+	struct sk_buff *skb = sroce_tx_build(sdev, &qp->av, &f, 0);
+
+	if (skb)
+		sroce_send_packet(qp, skb);
+}
+
+static u8 sroce_resp_ack_syndrome(void)
+{
+	return sroce_syndrome_ack(SROCE_AETH_CREDITS_INVALID);
+}
+
+/* A request we cannot execute (RC): NAK it, then ERR and an event. */
+static void sroce_resp_fatal(struct sroce_qp *qp, u32 psn,
+			     enum sroce_resp_result result)
+{
+	static const struct {
+		u8 nak;
+		enum ib_event_type event;
+	} map[] = {
+		[SROCE_RESP_INV_REQ] = { SROCE_NAK_INVALID_REQ,
+					 IB_EVENT_QP_REQ_ERR },
+		[SROCE_RESP_ACCESS] = { SROCE_NAK_REM_ACCESS_ERR,
+					IB_EVENT_QP_ACCESS_ERR },
+		[SROCE_RESP_OP_ERR] = { SROCE_NAK_REM_OP_ERR,
+					IB_EVENT_QP_FATAL },
+	};
+
+	sroce_resp_send_ack(qp, psn, sroce_syndrome_nak(map[result].nak));
+	sroce_qp_set_error(qp);
+	sroce_qp_event(qp, map[result].event);
+}
+
+/* Does the QP and the region named by @rkey allow @access on the range? */
+static bool sroce_resp_rkey_ok(struct sroce_qp *qp, u32 rkey, int access,
+			       u64 va, u32 len)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
+	enum ib_wc_status status;
+	struct sroce_mr *mr;
+
+	if (!(qp->attr.qp_access_flags & access))
+		return false;
+	/* A zero-length transfer checks no key (IBTA 9.4.4, 9.4.5). */
+	if (!len)
+		return true;
+	mr = sroce_mr_get(sdev, rkey, qp->ib_qp.pd, access, va, len, &status);
+	if (!mr)
+		return false;
+	sroce_mr_put(mr);
+	return true;
+}
+
+static enum sroce_resp_result sroce_resp_send(struct sroce_qp *qp,
+					      struct sk_buff *skb,
+					      const struct sroce_packet_info *info)
+{
+	struct sroce_resp *resp = &qp->resp;
+	const u8 *bth = sroce_resp_bth(skb);
+	u32 flags = info->op->flags;
+	struct sroce_sge_list l;
+	struct ib_wc wc = {
+		.opcode = IB_WC_RECV,
+		.src_qp = qp->attr.dest_qp_num,
+	};
+
+	if (flags & SROCE_OPF_FIRST) {
+		if (!sroce_resp_take_rwqe(qp))
+			return SROCE_RESP_RNR;
+		resp->in_msg = true;
+		resp->msg_write = false;
+		resp->offset = 0;
+	}
+	l = sroce_rwqe_sges(qp);
+	wc.status = sroce_sge_write_skb(&l, resp->offset, skb,
+					sroce_resp_payload_off(info),
+					info->payload_len);
+	resp->offset += info->payload_len;
+	if (wc.status == IB_WC_SUCCESS && !(flags & SROCE_OPF_LAST))
+		return SROCE_RESP_OK;
+
+	resp->in_msg = false;
+	wc.byte_len = resp->offset;
+	if (flags & SROCE_OPF_IMM) {
+		wc.ex.imm_data = sroce_immdt_imm(sroce_hdr_ptr(bth, info->op,
+							       SROCE_HDR_IMMDT));
+		wc.wc_flags |= IB_WC_WITH_IMM;
+	}
+	if ((flags & SROCE_OPF_INV) && wc.status == IB_WC_SUCCESS) {
+		u32 rkey = sroce_ieth_rkey(sroce_hdr_ptr(bth, info->op,
+							 SROCE_HDR_IETH));
+
+		if (sroce_mr_invalidate(to_sroce_dev(qp->ib_qp.device), rkey,
+					qp->ib_qp.pd)) {
+			wc.status = IB_WC_REM_INV_REQ_ERR;
+		} else {
+			wc.ex.invalidate_rkey = rkey;
+			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 		}
-		n = min(len, sge.length - sc->offset);
-		mr = sroce_mr_get(sdev, sge.lkey, sc->qp->ib_qp.pd,
-				  IB_ACCESS_LOCAL_WRITE, sge.addr + sc->offset,
-				  n, &status);
+	}
+	sroce_resp_complete(qp, &wc, sroce_bth_se((const void *)bth));
+	if (wc.status == IB_WC_SUCCESS) {
+		resp->msn++;
+		return SROCE_RESP_OK;
+	}
+	return wc.status == IB_WC_LOC_LEN_ERR ? SROCE_RESP_INV_REQ :
+						SROCE_RESP_OP_ERR;
+}
+
+static enum sroce_resp_result sroce_resp_write(struct sroce_qp *qp,
+					       struct sk_buff *skb,
+					       const struct sroce_packet_info *info)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
+	struct sroce_resp *resp = &qp->resp;
+	const u8 *bth = sroce_resp_bth(skb);
+	u32 flags = info->op->flags, len = info->payload_len;
+	enum ib_wc_status status;
+	struct sroce_mr *mr;
+	int err;
+
+	/* Check for the receive WQE before anything changes: RNR retries. */
+	if ((flags & SROCE_OPF_IMM) && !sroce_resp_take_rwqe(qp))
+		return SROCE_RESP_RNR;
+	if (flags & SROCE_OPF_FIRST) {
+		const struct sroce_reth *reth =
+			sroce_hdr_ptr(bth, info->op, SROCE_HDR_RETH);
+
+		resp->va = sroce_reth_va(reth);
+		resp->rkey = sroce_reth_rkey(reth);
+		resp->dma_len = sroce_reth_len(reth);
+		resp->offset = 0;
+		if (!sroce_resp_rkey_ok(qp, resp->rkey, IB_ACCESS_REMOTE_WRITE,
+					resp->va, resp->dma_len))
+			return SROCE_RESP_ACCESS;
+		resp->in_msg = true;
+		resp->msg_write = true;
+	}
+	if (len > resp->dma_len - resp->offset ||
+	    ((flags & SROCE_OPF_LAST) && resp->offset + len != resp->dma_len)) {
+		resp->in_msg = false;
+		return SROCE_RESP_INV_REQ;
+	}
+	if (len) {
+		u64 va = resp->va + resp->offset;
+
+		mr = sroce_mr_get(sdev, resp->rkey, qp->ib_qp.pd,
+				  IB_ACCESS_REMOTE_WRITE, va, len, &status);
 		if (!mr)
-			return status;
-		if (buf)
-			err = sroce_mr_copy(mr, sge.addr + sc->offset,
-					    (void *)buf, n, SROCE_COPY_TO_MR);
-		else
-			err = sroce_mr_copy_skb(mr, sge.addr + sc->offset, skb,
-						skb_off, n);
+			return SROCE_RESP_ACCESS;
+		err = sroce_mr_copy_skb(mr, va, skb,
+					sroce_resp_payload_off(info), len);
 		sroce_mr_put(mr);
 		if (err)
-			return IB_WC_LOC_PROT_ERR;
-		if (buf)
-			buf = (const u8 *)buf + n;
-		else
-			skb_off += n;
-		sc->offset += n;
-		len -= n;
+			return SROCE_RESP_ACCESS;
 	}
-	return IB_WC_SUCCESS;
+	resp->offset += len;
+	if (!(flags & SROCE_OPF_LAST))
+		return SROCE_RESP_OK;
+
+	resp->in_msg = false;
+	resp->msn++;
+	if (flags & SROCE_OPF_IMM) {
+		struct ib_wc wc = {
+			.opcode = IB_WC_RECV_RDMA_WITH_IMM,
+			.src_qp = qp->attr.dest_qp_num,
+			.byte_len = resp->dma_len,
+			.wc_flags = IB_WC_WITH_IMM,
+			.ex.imm_data = sroce_immdt_imm(
+				sroce_hdr_ptr(bth, info->op, SROCE_HDR_IMMDT)),
+		};
+
+		sroce_resp_complete(qp, &wc, sroce_bth_se((const void *)bth));
+	}
+	return SROCE_RESP_OK;
+}
+
+/* A free slot for a new read/atomic resource, or NULL (too many). */
+static struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_resp_res *res = &resp->res[resp->res_next];
+
+	if (res->pending)
+		return NULL;
+	resp->res_next = (resp->res_next + 1) % SROCE_MAX_RD_ATOMIC;
+	memset(res, 0, sizeof(*res));
+	res->used = true;
+	return res;
+}
+
+static void sroce_resp_res_queue(struct sroce_qp *qp,
+				 struct sroce_resp_res *res)
+{
+	if (!res->pending) {
+		res->pending = true;
+		qp->resp.res_pending++;
+	}
+}
+
+static u32 sroce_resp_read_packets(struct sroce_qp *qp, u32 len)
+{
+	return max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
+}
+
+static enum sroce_resp_result sroce_resp_read(struct sroce_qp *qp,
+					      struct sk_buff *skb,
+					      const struct sroce_packet_info *info)
+{
+	struct sroce_resp *resp = &qp->resp;
+	const struct sroce_reth *reth =
+		sroce_hdr_ptr(sroce_resp_bth(skb), info->op, SROCE_HDR_RETH);
+	u32 len = sroce_reth_len(reth);
+	struct sroce_resp_res *res;
+
+	if (len > SROCE_MAX_MSG_SIZE)
+		return SROCE_RESP_INV_REQ;
+	if (!sroce_resp_rkey_ok(qp, sroce_reth_rkey(reth),
+				IB_ACCESS_REMOTE_READ, sroce_reth_va(reth),
+				len))
+		return SROCE_RESP_ACCESS;
+	res = sroce_resp_new_res(qp);
+	if (!res)
+		return SROCE_RESP_INV_REQ;
+	res->first_psn = info->psn;
+	res->last_psn = sroce_psn_add(info->psn,
+				      sroce_resp_read_packets(qp, len) - 1);
+	res->psn = info->psn;
+	res->va = sroce_reth_va(reth);
+	res->rkey = sroce_reth_rkey(reth);
+	res->length = len;
+	sroce_resp_res_queue(qp, res);
+	resp->psn = sroce_psn_add(res->last_psn, 1);
+	resp->msn++;
+	/* The read response acknowledges everything before it. */
+	resp->ack_pending = false;
+	return SROCE_RESP_OK;
+}
+
+static enum sroce_resp_result sroce_resp_atomic(struct sroce_qp *qp,
+						struct sk_buff *skb,
+						const struct sroce_packet_info *info)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
+	const struct sroce_atmeth *ae =
+		sroce_hdr_ptr(sroce_resp_bth(skb), info->op, SROCE_HDR_ATMETH);
+	bool cas = info->opcode == SROCE_OP_RC_COMPARE_SWAP;
+	u64 va = sroce_atmeth_va(ae);
+	enum ib_wc_status status;
+	struct sroce_resp_res *res;
+	struct sroce_mr *mr;
+	u64 orig;
+	int err;
+
+	if (va & 7)
+		return SROCE_RESP_INV_REQ;
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
+		return SROCE_RESP_ACCESS;
+	mr = sroce_mr_get(sdev, sroce_atmeth_rkey(ae), qp->ib_qp.pd,
+			  IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64), &status);
+	if (!mr)
+		return SROCE_RESP_ACCESS;
+	res = sroce_resp_new_res(qp);
+	if (!res) {
+		sroce_mr_put(mr);
+		return SROCE_RESP_INV_REQ;
+	}
+	err = sroce_mr_atomic(mr, va, cas,
+			      cas ? sroce_atmeth_compare(ae) :
+				    sroce_atmeth_swap_add(ae),
+			      sroce_atmeth_swap_add(ae), &orig);
+	sroce_mr_put(mr);
+	if (err)
+		return SROCE_RESP_ACCESS;
+	res->atomic = true;
+	res->first_psn = info->psn;
+	res->last_psn = info->psn;
+	res->psn = info->psn;
+	res->orig = orig;
+	sroce_resp_res_queue(qp, res);
+	qp->resp.psn = sroce_psn_add(info->psn, 1);
+	qp->resp.msn++;
+	qp->resp.ack_pending = false;
+	return SROCE_RESP_OK;
+}
+
+/* An in-order packet of an RC or UC QP. */
+static enum sroce_resp_result sroce_resp_execute(struct sroce_qp *qp,
+						 struct sk_buff *skb,
+						 const struct sroce_packet_info *info)
+{
+	u32 flags = info->op->flags;
+
+	if (qp->resp.in_msg) {
+		if ((flags & SROCE_OPF_FIRST) ||
+		    !!(flags & SROCE_OPF_WRITE) != qp->resp.msg_write)
+			return SROCE_RESP_INV_REQ;
+	} else if (!(flags & SROCE_OPF_FIRST)) {
+		return SROCE_RESP_INV_REQ;
+	}
+	if (flags & SROCE_OPF_SEND)
+		return sroce_resp_send(qp, skb, info);
+	if (flags & SROCE_OPF_WRITE)
+		return sroce_resp_write(qp, skb, info);
+	if (flags & SROCE_OPF_READ)
+		return sroce_resp_read(qp, skb, info);
+	if (flags & SROCE_OPF_ATOMIC)
+		return sroce_resp_atomic(qp, skb, info);
+	return SROCE_RESP_INV_REQ;
+}
+
+/* Resource holding @psn (a read's response range, an atomic's PSN). */
+static struct sroce_resp_res *sroce_resp_find_res(struct sroce_qp *qp,
+						  u32 psn, bool atomic)
+{
+	u32 i;
+
+	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
+		struct sroce_resp_res *res = &qp->resp.res[i];
+
+		if (res->used && res->atomic == atomic &&
+		    sroce_psn_after_eq(psn, res->first_psn) &&
+		    sroce_psn_before_eq(psn, res->last_psn))
+			return res;
+	}
+	return NULL;
+}
+
+/* A request with a PSN we have executed before (RC). */
+static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
+				 const struct sroce_packet_info *info)
+{
+	u32 flags = info->op->flags;
+	struct sroce_resp_res *res;
+
+	if (flags & SROCE_OPF_READ) {
+		const struct sroce_reth *reth = sroce_hdr_ptr(
+			sroce_resp_bth(skb), info->op, SROCE_HDR_RETH);
+		u32 len = sroce_reth_len(reth);
+
+		res = sroce_resp_find_res(qp, info->psn, false);
+		if (!res || len > SROCE_MAX_MSG_SIZE ||
+		    sroce_psn_after(sroce_psn_add(info->psn,
+				sroce_resp_read_packets(qp, len) - 1),
+				res->last_psn) ||
+		    !sroce_resp_rkey_ok(qp, sroce_reth_rkey(reth),
+					IB_ACCESS_REMOTE_READ,
+					sroce_reth_va(reth), len))
+			return;
+		/* Execute again, from the PSN asked for (IBTA 9.9.2.2). */
+		res->psn = info->psn;
+		res->va = sroce_reth_va(reth);
+		res->rkey = sroce_reth_rkey(reth);
+		res->length = len;
+		res->offset = 0;
+		sroce_resp_res_queue(qp, res);
+		return;
+	}
+	if (flags & SROCE_OPF_ATOMIC) {
+		res = sroce_resp_find_res(qp, info->psn, true);
+		if (res)
+			sroce_resp_res_queue(qp, res);
+		return;
+	}
+	/* SEND/WRITE: acknowledge again, with the newest PSN. */
+	qp->resp.ack_pending = true;
+	qp->resp.ack_psn = sroce_psn_sub(qp->resp.psn, 1);
+}
+
+static void sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_packet_info *info)
+{
+	struct sroce_resp *resp = &qp->resp;
+	s32 diff = sroce_psn_diff(info->psn, resp->psn);
+	u32 flags = info->op->flags;
+	enum sroce_resp_result result;
+
+	if (diff > 0) {
+		if (!resp->nak_sent) {
+			resp->nak_sent = true;
+			sroce_resp_send_ack(qp, resp->psn,
+				sroce_syndrome_nak(SROCE_NAK_PSN_SEQ_ERR));
+		}
+		return;
+	}
+	if (diff < 0) {
+		sroce_resp_duplicate(qp, skb, info);
+		return;
+	}
+	resp->nak_sent = false;
+	result = sroce_resp_execute(qp, skb, info);
+	switch (result) {
+	case SROCE_RESP_OK:
+		if (flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))
+			break;
+		resp->psn = sroce_psn_add(info->psn, 1);
+		if ((flags & SROCE_OPF_LAST) ||
+		    sroce_bth_ackreq((const void *)sroce_resp_bth(skb))) {
+			resp->ack_pending = true;
+			resp->ack_psn = info->psn;
+		}
+		break;
+	case SROCE_RESP_RNR:
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_RX_NO_RECV_WQE);
+		sroce_resp_send_ack(qp, info->psn,
+				    sroce_syndrome_rnr(qp->attr.min_rnr_timer));
+		break;
+	default:
+		sroce_resp_fatal(qp, info->psn, result);
+		break;
+	}
+}
+
+static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_packet_info *info)
+{
+	struct sroce_resp *resp = &qp->resp;
+	bool first = info->op->flags & SROCE_OPF_FIRST;
+
+	/* A gap, or a new message before the end of the last: drop it. */
+	if (info->psn != resp->psn || (resp->in_msg && first))
+		resp->in_msg = false;
+	resp->psn = sroce_psn_add(info->psn, 1);
+	if (!resp->in_msg && !first)
+		return;
+	if (sroce_resp_execute(qp, skb, info) != SROCE_RESP_OK) {
+		resp->in_msg = false;
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_RX_DROPPED_MSG);
+	}
 }
 
 /* The 40 bytes a UD receive buffer starts with (IBTA 11.4.1.1, A17). */
@@ -93,31 +554,33 @@ static void sroce_make_grh(const struct sk_buff *skb, u8 *grh)
 	}
 }
 
-static void sroce_responder_ud(struct sroce_qp *qp, struct sk_buff *skb,
-			       const struct sroce_packet_info *info)
+static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_packet_info *info)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
-	const u8 *bth = skb->data + sizeof(struct udphdr);
+	const u8 *bth = sroce_resp_bth(skb);
 	const struct sroce_deth *deth =
 		sroce_hdr_ptr(bth, info->op, SROCE_HDR_DETH);
 	const struct sroce_immdt *immdt =
 		sroce_hdr_ptr(bth, info->op, SROCE_HDR_IMMDT);
-	struct sroce_scatter sc = { .qp = qp };
-	struct rxe_recv_wqe wqe;
 	u8 grh[SROCE_GRH_BYTES];
+	struct sroce_sge_list l;
 	struct ib_wc wc = {
-		.qp = &qp->ib_qp,
 		.opcode = IB_WC_RECV,
 		.src_qp = sroce_deth_sqpn(deth),
 		.wc_flags = IB_WC_GRH,
-		.port_num = SROCE_PORT,
 		.network_hdr_type = skb->protocol == htons(ETH_P_IP) ?
 				    RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6,
+		.byte_len = SROCE_GRH_BYTES + info->payload_len,
 	};
-	void *slot;
 
-	if (sroce_deth_qkey(deth) != READ_ONCE(qp->attr.qkey)) {
+	if (sroce_deth_qkey(deth) != qp->attr.qkey) {
 		sroce_count(sdev, SROCE_CNT_RX_QKEY_VIOLATION);
+		return;
+	}
+	/* UD has no flow control: no buffer, no message. */
+	if (!sroce_resp_take_rwqe(qp)) {
+		sroce_count(sdev, SROCE_CNT_RX_NO_RECV_WQE);
 		return;
 	}
 	if (immdt) {
@@ -125,40 +588,189 @@ static void sroce_responder_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		wc.wc_flags |= IB_WC_WITH_IMM;
 	}
 	sroce_make_grh(skb, grh);
-
-	spin_lock(&qp->rq_lock);
-	slot = sroce_queue_head(&qp->rq);
-	if (!slot) {
-		/* UD has no flow control: no buffer, no message. */
-		spin_unlock(&qp->rq_lock);
-		sroce_count(sdev, SROCE_CNT_RX_NO_RECV_WQE);
-		return;
-	}
-	memcpy(&wqe, slot, sizeof(wqe));
-	sc.sges = (const struct rxe_sge *)((u8 *)slot + sizeof(wqe));
-	sc.num_sge = min_t(u32, wqe.dma.num_sge, qp->rq_max_sge);
-
-	wc.status = sroce_scatter(&sc, grh, NULL, 0, SROCE_GRH_BYTES);
+	l = sroce_rwqe_sges(qp);
+	wc.status = sroce_sge_write(&l, 0, grh, SROCE_GRH_BYTES);
 	if (wc.status == IB_WC_SUCCESS)
-		wc.status = sroce_scatter(&sc, NULL, skb,
-					  sizeof(struct udphdr) +
-					  info->payload_off,
-					  info->payload_len);
-	wc.wr_id = wqe.wr_id;
-	wc.byte_len = SROCE_GRH_BYTES + info->payload_len;
-	/* The slot goes back to the user before its completion. */
-	sroce_queue_pop(&qp->rq);
-	spin_unlock(&qp->rq_lock);
-	sroce_cq_post(qp->rcq, &wc, sroce_bth_se((const struct sroce_bth *)bth));
+		wc.status = sroce_sge_write_skb(&l, SROCE_GRH_BYTES, skb,
+						sroce_resp_payload_off(info),
+						info->payload_len);
+	sroce_resp_complete(qp, &wc, sroce_bth_se((const void *)bth));
 }
 
-void sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb,
-			  const struct sroce_packet_info *info)
+void sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	enum ib_qp_state state = READ_ONCE(qp->state);
+	const struct sroce_packet_info *info = sroce_skb_info(skb);
+	u32 flags = info->op->flags;
 
-	if (state < IB_QPS_RTR || state == IB_QPS_ERR || !qp->has_rq)
+	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR || !qp->has_rq)
 		return;
-	if (qp->ib_qp.qp_type == IB_QPT_UD && (info->op->flags & SROCE_OPF_UD))
-		sroce_responder_ud(qp, skb, info);
+	switch (qp->ib_qp.qp_type) {
+	case IB_QPT_UD:
+		if (flags & SROCE_OPF_UD)
+			sroce_resp_ud(qp, skb, info);
+		break;
+	case IB_QPT_UC:
+		if (flags & SROCE_OPF_UC)
+			sroce_resp_uc(qp, skb, info);
+		break;
+	case IB_QPT_RC:
+		if (flags & SROCE_OPF_RC)
+			sroce_resp_rc(qp, skb, info);
+		break;
+	default:
+		break;
+	}
+}
+
+/* One read response packet of @res, or its atomic acknowledgement. */
+static bool sroce_resp_send_res(struct sroce_qp *qp,
+				struct sroce_resp_res *res)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
+	u32 left = res->length - res->offset;
+	u32 payload = min(left, qp->mtu);
+	bool first = !res->offset;
+	bool last = payload == left;
+	struct sroce_hdr_fields f = {
+		.pkey = SROCE_DEFAULT_PKEY,
+		.dest_qpn = qp->attr.dest_qp_num,
+		.psn = res->psn,
+		.syndrome = sroce_resp_ack_syndrome(),
+		.msn = qp->resp.msn,
+		.orig = res->orig,
+	};
+	enum ib_wc_status status;
+	struct sroce_mr *mr;
+	struct sk_buff *skb;
+	int err;
+
+	if (res->atomic) {
+		f.opcode = SROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
+		payload = 0;
+		last = true;
+	} else if (first && last) {
+		f.opcode = SROCE_OP_RC_RDMA_READ_RESPONSE_ONLY;
+	} else if (first) {
+		f.opcode = SROCE_OP_RC_RDMA_READ_RESPONSE_FIRST;
+	} else if (last) {
+		f.opcode = SROCE_OP_RC_RDMA_READ_RESPONSE_LAST;
+	} else {
+		f.opcode = SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+	}
+	skb = sroce_tx_build(sdev, &qp->av, &f, payload);
+	if (!skb)
+		return false;
+	if (payload) {
+		u64 va = res->va + res->offset;
+
+		mr = sroce_mr_get(sdev, res->rkey, qp->ib_qp.pd,
+				  IB_ACCESS_REMOTE_READ, va, payload, &status);
+		err = mr ? sroce_mr_copy(mr, va, skb_put(skb, payload),
+					 payload, SROCE_COPY_FROM_MR) : -EFAULT;
+		if (mr)
+			sroce_mr_put(mr);
+		if (err) {
+			/* The region went away under the read. */
+			kfree_skb(skb);
+			res->pending = false;
+			qp->resp.res_pending--;
+			sroce_resp_fatal(qp, res->psn, SROCE_RESP_ACCESS);
+			return false;
+		}
+	}
+	sroce_send_packet(qp, skb);
+	res->psn = sroce_psn_add(res->psn, 1);
+	res->offset += payload;
+	if (last) {
+		res->pending = false;
+		qp->resp.res_pending--;
+	}
+	return true;
+}
+
+/*
+ * Sends read responses and atomic acknowledgements, oldest first, then
+ * the coalesced ACK once nothing is ahead of it. Returns true if it
+ * stopped only for the budget.
+ */
+bool sroce_responder_send(struct sroce_qp *qp, int *budget)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 i;
+
+	if (!sroce_qp_is_rc(qp) || qp->state < IB_QPS_RTR)
+		return false;
+	for (i = 0; i < SROCE_MAX_RD_ATOMIC && resp->res_pending; i++) {
+		struct sroce_resp_res *res =
+			&resp->res[(resp->res_next + i) % SROCE_MAX_RD_ATOMIC];
+
+		while (res->pending && *budget > 0) {
+			if (!sroce_resp_send_res(qp, res))
+				return qp->state != IB_QPS_ERR;
+			(*budget)--;
+		}
+		if (*budget <= 0)
+			return resp->res_pending != 0;
+	}
+	if (resp->ack_pending && !resp->res_pending) {
+		resp->ack_pending = false;
+		sroce_resp_send_ack(qp, resp->ack_psn,
+				    sroce_resp_ack_syndrome());
+	}
+	return false;
+}
+
+/* Entering RTR: expect the RQ PSN, nothing in progress. */
+void sroce_responder_reset(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	void *rwqe = resp->rwqe;
+	struct sroce_resp_res *res = resp->res;
+
+	memset(resp, 0, sizeof(*resp));
+	resp->rwqe = rwqe;
+	resp->res = res;
+	if (res)
+		memset(res, 0, SROCE_MAX_RD_ATOMIC * sizeof(*res));
+	resp->psn = qp->attr.rq_psn;
+}
+
+/* ERR: every receive WQE completes with a flush error, in order. */
+void sroce_responder_flush(struct sroce_qp *qp)
+{
+	u32 prod;
+
+	qp->resp.have_rwqe = false;
+	qp->resp.in_msg = false;
+	if (!qp->has_rq)
+		return;
+	prod = sroce_queue_producer_index(&qp->rq);
+	while (sroce_queue_consumer_index(&qp->rq) != prod) {
+		struct rxe_recv_wqe *wqe = sroce_queue_head(&qp->rq);
+		struct ib_wc wc = {
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = IB_WC_RECV,
+			.qp = &qp->ib_qp,
+		};
+
+		if (!wqe)
+			break;
+		wc.wr_id = READ_ONCE(wqe->wr_id);
+		sroce_queue_pop(&qp->rq);
+		if (sroce_cq_post(qp->rcq, &wc, false))
+			break;
+	}
+}
+
+/* RESET: receive WQEs are forgotten, without completions. */
+void sroce_responder_discard(struct sroce_qp *qp)
+{
+	u32 prod;
+
+	if (qp->has_rq) {
+		prod = sroce_queue_producer_index(&qp->rq);
+		while (sroce_queue_consumer_index(&qp->rq) != prod)
+			sroce_queue_pop(&qp->rq);
+	}
+	sroce_responder_reset(qp);
 }

@@ -15,6 +15,8 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_NO_QP] = { .name = "rx_no_qp" },
 	[SROCE_CNT_RX_QKEY_VIOLATION] = { .name = "rx_qkey_violation" },
 	[SROCE_CNT_RX_NO_RECV_WQE] = { .name = "rx_no_recv_wqe" },
+	[SROCE_CNT_RX_QUEUE_FULL] = { .name = "rx_queue_full" },
+	[SROCE_CNT_RX_DROPPED_MSG] = { .name = "rx_dropped_msg" },
 };
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib_dev,

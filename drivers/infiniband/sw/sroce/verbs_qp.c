@@ -122,6 +122,46 @@ static int sroce_qp_alloc_qpn(struct sroce_dev *sdev, struct sroce_qp *qp,
 	return 0;
 }
 
+static void sroce_qp_free_engine(struct sroce_qp *qp)
+{
+	kvfree(qp->sq_shadow);
+	kvfree(qp->sq_state);
+	kfree(qp->resp.rwqe);
+	kfree(qp->resp.res);
+	qp->sq_shadow = NULL;
+	qp->sq_state = NULL;
+	qp->resp.rwqe = NULL;
+	qp->resp.res = NULL;
+}
+
+/* The engine's own copies: shadow send ring, receive WQE, resources. */
+static int sroce_qp_alloc_engine(struct sroce_qp *qp)
+{
+	u32 slots = qp->sq.index_mask + 1;
+
+	qp->sq_slot_size = 1U << qp->sq.log2_elem_size;
+	qp->sq_shadow = kvcalloc(slots, qp->sq_slot_size, GFP_KERNEL);
+	qp->sq_state = kvcalloc(slots, sizeof(*qp->sq_state), GFP_KERNEL);
+	if (!qp->sq_shadow || !qp->sq_state)
+		goto nomem;
+	if (qp->has_rq) {
+		qp->rq_slot_size = 1U << qp->rq.log2_elem_size;
+		qp->resp.rwqe = kmalloc(qp->rq_slot_size, GFP_KERNEL);
+		if (!qp->resp.rwqe)
+			goto nomem;
+	}
+	if (qp->ib_qp.qp_type == IB_QPT_RC) {
+		qp->resp.res = kcalloc(SROCE_MAX_RD_ATOMIC,
+				       sizeof(*qp->resp.res), GFP_KERNEL);
+		if (!qp->resp.res)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	sroce_qp_free_engine(qp);
+	return -ENOMEM;
+}
+
 static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
 			   struct ib_udata *udata)
 {
@@ -163,8 +203,7 @@ static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
 	refcount_set(&qp->refcnt, 1);
 	init_completion(&qp->released);
 	mutex_init(&qp->lock);
-	spin_lock_init(&qp->sq_lock);
-	spin_lock_init(&qp->rq_lock);
+	sroce_engine_setup(qp);
 	qp->user = true;
 	qp->state = IB_QPS_RESET;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -172,6 +211,7 @@ static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
 	qp->rcq = to_sroce_cq(init->recv_cq);
 	qp->attr.port_num = SROCE_PORT;
 	qp->attr.path_mtu = IB_MTU_1024;
+	qp->mtu = ib_mtu_enum_to_int(IB_MTU_1024);
 
 	/* librxe maps the RQ first: rq_mi precedes sq_mi in the response. */
 	err = sroce_qp_init_rq(qp, sdev, init, udata, uresp);
@@ -180,11 +220,17 @@ static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
 	err = sroce_qp_init_sq(qp, sdev, init, udata, uresp);
 	if (err)
 		goto err_rq;
-	err = sroce_qp_alloc_qpn(sdev, qp, init->qp_type);
+	err = sroce_qp_alloc_engine(qp);
 	if (err)
 		goto err_sq;
+	/* Last: from here on packets can find the QP. */
+	err = sroce_qp_alloc_qpn(sdev, qp, init->qp_type);
+	if (err)
+		goto err_engine;
 	return 0;
 
+err_engine:
+	sroce_qp_free_engine(qp);
 err_sq:
 	sroce_queue_cleanup(&qp->sq);
 err_rq:
@@ -204,7 +250,8 @@ static int sroce_destroy_qp(struct ib_qp *ib_qp, struct ib_udata *udata)
 	synchronize_rcu();
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
-
+	sroce_engine_stop(qp);
+	sroce_qp_free_engine(qp);
 	sroce_queue_cleanup(&qp->sq);
 	if (qp->has_rq)
 		sroce_queue_cleanup(&qp->rq);
@@ -218,10 +265,15 @@ static int sroce_query_qp(struct ib_qp *ib_qp, struct ib_qp_attr *attr,
 	struct sroce_qp *qp = to_sroce_qp(ib_qp);
 
 	mutex_lock(&qp->lock);
+	spin_lock_bh(&qp->eng_lock);
 	*attr = qp->attr;
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
-	if (qp->state != IB_QPS_RESET && ib_qp->qp_type != IB_QPT_UD)
+	attr->sq_draining = qp->state == IB_QPS_SQD &&
+			    sroce_queue_consumer_index(&qp->sq) !=
+			    qp->req.fetch_idx;
+	spin_unlock_bh(&qp->eng_lock);
+	if (attr->qp_state != IB_QPS_RESET && ib_qp->qp_type != IB_QPT_UD)
 		sroce_av_to_attr(&qp->av, &attr->ah_attr);
 	mutex_unlock(&qp->lock);
 
@@ -260,33 +312,20 @@ static int sroce_modify_qp(struct ib_qp *ib_qp, struct ib_qp_attr *attr,
 
 /*
  * The doorbell of the rxe user ABI: librxe has written WQEs into the send
- * ring and calls post_send with no work request. In ERR every posted WQE
- * completes with a flush error; in RTS the requester sends them.
+ * ring and calls post_send with no work request. The engine sends them
+ * in RTS (or flushes them in ERR). Before RTS the WQEs wait in the ring,
+ * as on hardware.
  */
 static int sroce_post_send(struct ib_qp *ib_qp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sroce_qp(ib_qp);
-	enum ib_qp_state state;
 
 	if (!qp->user) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	state = READ_ONCE(qp->state);
-	if (state == IB_QPS_ERR) {
-		mutex_lock(&qp->lock);
-		if (qp->state == IB_QPS_ERR)
-			sroce_qp_flush_sq(qp);
-		mutex_unlock(&qp->lock);
-		return 0;
-	}
-	if (state < IB_QPS_RTS)
-		return -EINVAL;
-	/* Connected QPs need the RC/UC engine, which does not exist yet. */
-	if (ib_qp->qp_type != IB_QPT_UD)
-		return -EOPNOTSUPP;
-	sroce_requester_run(qp);
+	sroce_engine_kick(qp);
 	return 0;
 }
 

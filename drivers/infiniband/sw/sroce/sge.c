@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copying message bytes to and from SGE lists; see sge.h. */
+#include "sroce.h"
+#include "mr.h"
+#include "sge.h"
+
+/* Where the bytes come from or go to, besides the SGEs. */
+struct sroce_sge_peer {
+	enum sroce_copy_dir dir;	/* seen from the memory region */
+	void *buf;			/* NULL: use skb */
+	const struct sk_buff *skb;
+	int skb_off;
+};
+
+static enum ib_wc_status sroce_sge_copy(const struct sroce_sge_list *l,
+					u32 offset, struct sroce_sge_peer *p,
+					u32 len)
+{
+	int access = p->dir == SROCE_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	u32 i;
+
+	for (i = 0; i < l->num && len; i++) {
+		const struct rxe_sge *sge = &l->sge[i];
+		enum ib_wc_status status;
+		struct sroce_mr *mr;
+		u64 iova;
+		u32 n;
+		int err;
+
+		if (offset >= sge->length) {
+			offset -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - offset);
+		iova = sge->addr + offset;
+		offset = 0;
+		mr = sroce_mr_get(l->sdev, sge->lkey, l->pd, access, iova, n,
+				  &status);
+		if (!mr)
+			return status;
+		if (p->buf)
+			err = sroce_mr_copy(mr, iova, p->buf, n, p->dir);
+		else
+			err = sroce_mr_copy_skb(mr, iova, p->skb, p->skb_off, n);
+		sroce_mr_put(mr);
+		if (err)
+			return IB_WC_LOC_PROT_ERR;
+		if (p->buf)
+			p->buf = (u8 *)p->buf + n;
+		else
+			p->skb_off += n;
+		len -= n;
+	}
+	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+}
+
+enum ib_wc_status sroce_sge_read(const struct sroce_sge_list *l, u32 offset,
+				 void *buf, u32 len)
+{
+	struct sroce_sge_peer p = { .dir = SROCE_COPY_FROM_MR, .buf = buf };
+
+	return sroce_sge_copy(l, offset, &p, len);
+}
+
+enum ib_wc_status sroce_sge_write(const struct sroce_sge_list *l, u32 offset,
+				  const void *buf, u32 len)
+{
+	/* sroce_mr_copy() only reads the buffer in this direction. */
+	struct sroce_sge_peer p = { .dir = SROCE_COPY_TO_MR,
+				    .buf = (void *)buf };
+
+	return sroce_sge_copy(l, offset, &p, len);
+}
+
+enum ib_wc_status sroce_sge_write_skb(const struct sroce_sge_list *l,
+				      u32 offset, const struct sk_buff *skb,
+				      int skb_off, u32 len)
+{
+	struct sroce_sge_peer p = { .dir = SROCE_COPY_TO_MR, .skb = skb,
+				    .skb_off = skb_off };
+
+	return sroce_sge_copy(l, offset, &p, len);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Scatter/gather lists of work requests: moving message bytes between
+ * the registered memory an SGE list names and a packet or a buffer.
+ *
+ * The list is always a kernel copy of what user space posted (the
+ * requester's shadow of a send WQE, the responder's copy of a receive
+ * WQE), so it cannot change while it is walked. Every SGE is looked up
+ * and checked against its memory region for the exact range touched.
+ */
+#ifndef SROCE_SGE_H
+#define SROCE_SGE_H
+
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+struct sroce_dev;
+
+struct sroce_sge_list {
+	struct sroce_dev *sdev;
+	struct ib_pd *pd;
+	const struct rxe_sge *sge;
+	u32 num;
+};
+
+/*
+ * Each copies @len bytes at message offset @offset, i.e. starting
+ * @offset bytes into the concatenated SGEs. They return IB_WC_SUCCESS,
+ * IB_WC_LOC_LEN_ERR when the SGEs are too short, or IB_WC_LOC_PROT_ERR
+ * when an SGE's key, PD, range or rights do not allow the access. Any
+ * context.
+ */
+enum ib_wc_status sroce_sge_read(const struct sroce_sge_list *l, u32 offset,
+				 void *buf, u32 len);
+enum ib_wc_status sroce_sge_write(const struct sroce_sge_list *l, u32 offset,
+				  const void *buf, u32 len);
+enum ib_wc_status sroce_sge_write_skb(const struct sroce_sge_list *l,
+				      u32 offset, const struct sk_buff *skb,
+				      int skb_off, u32 len);
+
+#endif /* SROCE_SGE_H */
