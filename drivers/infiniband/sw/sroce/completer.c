@@ -204,6 +204,7 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer_code)
 
 	if (!sroce_comp_psn_valid(qp, psn))
 		return;
+	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_RNR_NAK_RCVD);
 	if (psn != req->acked_psn)
 		sroce_comp_ack(qp, sroce_psn_sub(psn, 1));
 	if (!req->rnr_left) {
@@ -233,6 +234,8 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 	if (psn != qp->req.acked_psn)
 		sroce_comp_ack(qp, sroce_psn_sub(psn, 1));
 	if (code == SROCE_NAK_PSN_SEQ_ERR) {
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_SEQ_NAK_RCVD);
 		sroce_requester_seek(qp, psn);
 		sroce_comp_progress(qp);
 		return;
@@ -427,6 +430,7 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	st = sroce_comp_oldest(qp, &idx);
 	if (!st)
 		return;
+	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_RETRY_TIMEOUT);
 	if (!req->retry_left) {
 		st->status = IB_WC_RETRY_EXC_ERR;
 		st->done = true;

@@ -489,12 +489,16 @@ static void sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
 	if (diff > 0) {
 		if (!resp->nak_sent) {
 			resp->nak_sent = true;
+			sroce_count(to_sroce_dev(qp->ib_qp.device),
+				    SROCE_CNT_SEQ_NAK_SENT);
 			sroce_resp_send_ack(qp, resp->psn,
 				sroce_syndrome_nak(SROCE_NAK_PSN_SEQ_ERR));
 		}
 		return;
 	}
 	if (diff < 0) {
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_RX_DUPLICATE);
 		sroce_resp_duplicate(qp, skb, info);
 		return;
 	}

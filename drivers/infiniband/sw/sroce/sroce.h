@@ -30,7 +30,7 @@
 #define SROCE_LINK_TYPE		"sroce"
 #define SROCE_PORT		1
 
-/* Receive-side counters, exported as per-port hw counters. */
+/* Transport counters, exported as per-port hw counters. */
 enum sroce_counter {
 	SROCE_CNT_RX_PACKETS,
 	SROCE_CNT_RX_BAD_HEADER,
@@ -40,6 +40,11 @@ enum sroce_counter {
 	SROCE_CNT_RX_NO_RECV_WQE,
 	SROCE_CNT_RX_QUEUE_FULL,
 	SROCE_CNT_RX_DROPPED_MSG,
+	SROCE_CNT_RX_DUPLICATE,
+	SROCE_CNT_SEQ_NAK_SENT,
+	SROCE_CNT_SEQ_NAK_RCVD,
+	SROCE_CNT_RNR_NAK_RCVD,
+	SROCE_CNT_RETRY_TIMEOUT,
 	SROCE_CNT_MAX,
 };
 

@@ -17,6 +17,11 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_NO_RECV_WQE] = { .name = "rx_no_recv_wqe" },
 	[SROCE_CNT_RX_QUEUE_FULL] = { .name = "rx_queue_full" },
 	[SROCE_CNT_RX_DROPPED_MSG] = { .name = "rx_dropped_msg" },
+	[SROCE_CNT_RX_DUPLICATE] = { .name = "rx_duplicate_requests" },
+	[SROCE_CNT_SEQ_NAK_SENT] = { .name = "seq_naks_sent" },
+	[SROCE_CNT_SEQ_NAK_RCVD] = { .name = "seq_naks_rcvd" },
+	[SROCE_CNT_RNR_NAK_RCVD] = { .name = "rnr_naks_rcvd" },
+	[SROCE_CNT_RETRY_TIMEOUT] = { .name = "retry_timeouts" },
 };
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib_dev,
