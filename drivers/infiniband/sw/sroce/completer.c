@@ -299,7 +299,7 @@ static void sroce_comp_response_done(struct sroce_qp *qp, u32 idx,
 static void sroce_comp_read(struct sroce_qp *qp, struct sk_buff *skb,
 			    const struct sroce_packet_info *info)
 {
-	u32 flags = info->op->flags, idx, expect, want;
+	u32 idx, expect, want;
 	struct sroce_send_state *st;
 	struct rxe_send_wqe *wqe;
 	struct sroce_sge_list l;
@@ -313,16 +313,26 @@ static void sroce_comp_read(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	expect = sroce_psn_add(st->first_psn, st->done_bytes / qp->mtu);
 	if (info->psn != expect) {
-		/* A response was lost: ask again from where it stopped. */
+		/*
+		 * A response was lost: ask again from where it stopped, once;
+		 * the rest of the old stream is still arriving.
+		 */
 		if (sroce_psn_after(info->psn, expect) &&
-		    !(idx == qp->req.idx && qp->req.psn == expect))
+		    !(qp->req.gap_pending && qp->req.gap_psn == expect)) {
 			sroce_requester_seek(qp, expect);
+			qp->req.gap_pending = true;
+			qp->req.gap_psn = expect;
+		}
 		return;
 	}
+	qp->req.gap_pending = false;
+	/*
+	 * Every response but the message's last carries a full MTU. FIRST
+	 * and LAST mark each request's response, and a read is asked for in
+	 * chunks (and again after a loss): they say nothing about the WQE.
+	 */
 	want = min(st->length - st->done_bytes, qp->mtu);
-	/* A read asked again from the middle starts with FIRST again. */
-	if (!!(flags & SROCE_OPF_LAST) != (want == st->length - st->done_bytes) ||
-	    info->payload_len != want) {
+	if (info->payload_len != want) {
 		st->status = IB_WC_BAD_RESP_ERR;
 		st->done = true;
 		return;
@@ -340,7 +350,7 @@ static void sroce_comp_read(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	st->done_bytes += want;
-	if (flags & SROCE_OPF_LAST)
+	if (st->done_bytes == st->length)
 		st->done = true;
 	sroce_comp_response_done(qp, idx, st, info->psn);
 }
@@ -438,6 +448,7 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 		return;
 	}
 	req->retry_left--;
+	req->gap_pending = false;
 	sroce_requester_seek(qp, sroce_comp_resume_psn(qp, st));
 	sroce_engine_arm_retry(qp);
 }

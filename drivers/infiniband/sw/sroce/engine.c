@@ -16,6 +16,8 @@
  * The work item, the timers and queued packets all belong to the QP:
  * sroce_engine_stop() (destroy) ends them before the QP is freed.
  */
+#include <linux/delay.h>
+#include <linux/interrupt.h>
 #include <linux/workqueue.h>
 
 #include <sroce/packet.h>
@@ -31,7 +33,11 @@ static struct workqueue_struct *sroce_engine_wq;
 
 int sroce_engine_init(void)
 {
-	sroce_engine_wq = alloc_workqueue("sroce_engine", WQ_HIGHPRI, 0);
+	/*
+	 * Not WQ_HIGHPRI: a sender running at a higher priority than
+	 * ksoftirqd starves the receive processing it feeds on this CPU.
+	 */
+	sroce_engine_wq = alloc_workqueue("sroce_engine", 0, 0);
 	return sroce_engine_wq ? 0 : -ENOMEM;
 }
 
@@ -119,7 +125,16 @@ static void sroce_engine_loop(struct sroce_qp *qp, bool in_work)
 		if (more) {
 			if (!in_work)
 				return;
-			cond_resched();
+			/*
+			 * Softirqs still pending here went to ksoftirqd: the
+			 * receive side (on one host, the peer we feed) is
+			 * behind. Step aside until it has caught up, instead
+			 * of filling its backlog until it drops.
+			 */
+			if (local_softirq_pending())
+				usleep_range(20, 50);
+			else
+				cond_resched();
 			continue;
 		}
 		/* A kick between our last test and the unlock is ours. */

@@ -68,6 +68,8 @@ struct sroce_req {
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;		/* paused by an RNR NAK until rnr_timer */
+	bool gap_pending;	/* read data asked again from gap_psn */
+	u32 gap_psn;
 	bool sqd_notified;
 };
 

@@ -300,10 +300,18 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-/* An RDMA READ request for what has not arrived yet, or an atomic. */
+/*
+ * An RDMA READ request for the next chunk of what has not arrived yet, or
+ * an atomic. A read is asked for in chunks of at most SROCE_MAX_INFLIGHT
+ * packets, the next one once the last has arrived: nothing paces read
+ * responses on the way back but the requester, and one 8 MiB request at
+ * a small MTU would flood the receiving host with tens of thousands of
+ * packets at once. (Each chunk is an ordinary read request for part of
+ * the message, with the PSNs of that part.)
+ */
 static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
 				    const struct rxe_send_wqe *wqe,
-				    struct sroce_send_state *st)
+				    struct sroce_send_state *st, bool *last)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_req *req = &qp->req;
@@ -320,7 +328,8 @@ static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
 		f.opcode = SROCE_OP_RC_RDMA_READ_REQUEST;
 		f.va = wqe->wr.wr.rdma.remote_addr + req->offset;
 		f.rkey = wqe->wr.wr.rdma.rkey;
-		f.dma_len = st->length - req->offset;
+		f.dma_len = min(st->length - req->offset,
+				SROCE_MAX_INFLIGHT * qp->mtu);
 	} else {
 		f.opcode = op == IB_WR_ATOMIC_CMP_AND_SWP ?
 			   SROCE_OP_RC_COMPARE_SWAP : SROCE_OP_RC_FETCH_ADD;
@@ -335,8 +344,15 @@ static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
 	if (!skb)
 		return SROCE_REQ_NOMEM;
 	sroce_send_packet(qp, skb);
-	req->offset = st->length;
-	req->psn = sroce_psn_add(st->last_psn, 1);
+	if (op == IB_WR_RDMA_READ) {
+		req->offset += f.dma_len;
+		req->psn = sroce_psn_add(req->psn, max_t(u32, 1,
+				DIV_ROUND_UP(f.dma_len, qp->mtu)));
+	} else {
+		req->offset = st->length;
+		req->psn = sroce_psn_add(req->psn, 1);
+	}
+	*last = req->offset == st->length;
 	return IB_WC_SUCCESS;
 }
 
@@ -371,7 +387,7 @@ static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		ret = sroce_req_send_rd_atomic(qp, wqe, st);
+		ret = sroce_req_send_rd_atomic(qp, wqe, st, &last);
 		break;
 	default:
 		if (qp->ib_qp.qp_type == IB_QPT_UD) {
@@ -405,8 +421,9 @@ static bool sroce_req_may_send(struct sroce_qp *qp,
 		return true;
 	if (sroce_psn_diff(req->psn, req->acked_psn) >= SROCE_MAX_INFLIGHT)
 		return false;
+	/* The next chunk of a read once the last one has arrived. */
 	if (req->offset)
-		return true;
+		return !st->rd_atomic || st->done_bytes == req->offset;
 	if ((wqe->wr.send_flags & IB_SEND_FENCE) && req->rd_atomic)
 		return false;
 	if (st->rd_atomic &&
