@@ -21,6 +21,7 @@
  * the notifier: ib_register_device() takes RTNL internally.
  * sroce_dev.ndev_gone is protected by RTNL.
  */
+#include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
@@ -434,4 +435,22 @@ err_free:
 out_unlock:
 	mutex_unlock(&sroce_link_mutex);
 	return err;
+}
+
+/*
+ * The device bound to the netdev of @net that owns the address @addr
+ * (a __be32 for IPv4, a struct in6_addr for IPv6), or NULL. Under RCU.
+ */
+struct sroce_dev *sroce_dev_by_addr_rcu(struct net *net, bool ipv6,
+					const void *addr)
+{
+	struct net_device *ndev;
+
+	if (!ipv6)
+		ndev = __ip_dev_find(net, *(const __be32 *)addr, false);
+	else if (IS_ENABLED(CONFIG_IPV6))
+		ndev = ipv6_dev_find(net, addr, NULL);
+	else
+		ndev = NULL;
+	return ndev ? sroce_dev_find_rcu(ndev) : NULL;
 }

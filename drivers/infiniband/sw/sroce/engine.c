@@ -92,7 +92,11 @@ static bool sroce_engine_step(struct sroce_qp *qp)
 	}
 	if (qp->state == IB_QPS_ERR)
 		return true;	/* the next run flushes */
-	more = !skb_queue_empty(&qp->rx_queue);
+	/*
+	 * Packets that arrived after the loop set PENDING themselves: only
+	 * an exhausted budget is a reason to hand over to the work item.
+	 */
+	more = budget <= 0 && !skb_queue_empty(&qp->rx_queue);
 	more |= sroce_responder_send(qp, &budget);
 	more |= sroce_requester_run(qp, &budget);
 	return more || qp->state == IB_QPS_ERR;

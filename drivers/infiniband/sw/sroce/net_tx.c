@@ -147,6 +147,37 @@ static void sroce_push_ipv6(struct sk_buff *skb, const struct sroce_av *av)
 	skb->protocol = htons(ETH_P_IPV6);
 }
 
+/*
+ * A packet for an address of this host that an sroce device in the same
+ * namespace owns goes straight to that device's receive path, as if it
+ * had arrived: no trip through the loopback device and the UDP socket,
+ * whose softirq may be deferred to ksoftirqd and then waits behind busy
+ * processes. It never meets a wire, so it carries no ICRC. The engine
+ * it lands in runs in place if idle (trylock only: no lock order among
+ * QPs). Returns true if the packet was delivered (consumed).
+ */
+static bool sroce_tx_local(struct sroce_dev *sdev, const struct sroce_av *av,
+			   struct sk_buff *skb)
+{
+	bool ipv6 = av->network_type == RDMA_NETWORK_IPV6;
+	struct sroce_dev *dest;
+
+	rcu_read_lock();
+	dest = sroce_dev_by_addr_rcu(sdev->net, ipv6,
+				     ipv6 ? (const void *)&av->daddr.in6.sin6_addr :
+					    (const void *)&av->daddr.in4.sin_addr.s_addr);
+	if (!dest) {
+		rcu_read_unlock();
+		return false;
+	}
+	skb->dev = dest->ndev;
+	skb->pkt_type = PACKET_HOST;
+	__skb_pull(skb, skb_transport_offset(skb));
+	sroce_recv(dest, skb, true);
+	rcu_read_unlock();
+	return true;
+}
+
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		  struct sk_buff *skb, u16 src_port)
 {
@@ -176,6 +207,10 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	else
 		sroce_push_ipv4(sdev, skb, av);
 
+	if (sroce_tx_local(sdev, av, skb)) {
+		dst_release(dst);
+		return 0;
+	}
 	icrc = sroce_icrc_calc(skb_network_header(skb), ipv6,
 			       skb_transport_header(skb),
 			       skb_transport_header(skb) +

@@ -122,6 +122,8 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev);
 struct sroce_dev *sroce_dev_find_rcu(struct net_device *ndev);
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
+struct sroce_dev *sroce_dev_by_addr_rcu(struct net *net, bool ipv6,
+					const void *addr);
 void sroce_dev_put(struct sroce_dev *sdev);
 void sroce_dev_netdev_gone(struct net_device *ndev);
 int sroce_devices_init(void);
@@ -147,7 +149,7 @@ int sroce_udp_get(struct net *net);
 void sroce_udp_put(struct net *net);
 
 /* recv.c */
-void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb);
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool local);
 
 /* stats.c */
 extern const struct ib_device_ops sroce_stats_ops;

@@ -42,16 +42,11 @@ static struct sroce_dev *sroce_udp_dev_rcu(struct sk_buff *skb)
 	struct net_device *ndev = skb->dev;
 
 	if (ndev->flags & IFF_LOOPBACK) {
-		if (skb->protocol == htons(ETH_P_IP))
-			ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr,
-					     false);
-		else if (IS_ENABLED(CONFIG_IPV6))
-			ndev = ipv6_dev_find(dev_net(ndev),
-					     &ipv6_hdr(skb)->daddr, NULL);
-		else
-			ndev = NULL;
-		if (!ndev)
-			return NULL;
+		bool ipv6 = skb->protocol != htons(ETH_P_IP);
+
+		return sroce_dev_by_addr_rcu(dev_net(ndev), ipv6,
+					     ipv6 ? (void *)&ipv6_hdr(skb)->daddr :
+						    (void *)&ip_hdr(skb)->daddr);
 	}
 	return sroce_dev_find_rcu(ndev);
 }
@@ -66,7 +61,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	sroce_recv(sdev, skb);
+	sroce_recv(sdev, skb, false);
 	return 0;
 }
 
