@@ -185,11 +185,13 @@ static void sroce_rnr_timer_fn(struct timer_list *t)
 void sroce_engine_arm_retry(struct sroce_qp *qp)
 {
 	u8 t = qp->attr.timeout;
+	u64 usecs;
 
 	if (qp->dying || !t)
 		return;
-	mod_timer(&qp->retry_timer,
-		  jiffies + usecs_to_jiffies((4096ULL << t) / 1000) + 1);
+	/* Codes above 29 mean hours; an hour is as good as for ever. */
+	usecs = min_t(u64, (4096ULL << t) / 1000, 3600ULL * USEC_PER_SEC);
+	mod_timer(&qp->retry_timer, jiffies + usecs_to_jiffies(usecs) + 1);
 }
 
 void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs)
