@@ -30,9 +30,9 @@
 #include "qp.h"
 #include "sge.h"
 
-#define SROCE_MAX_INFLIGHT	256
+#define SROCE_MAX_INFLIGHT	128
 /* Ask for an ACK this often within long messages, not only at their end. */
-#define SROCE_ACKREQ_EVERY	64
+#define SROCE_ACKREQ_EVERY	32
 
 static bool sroce_req_op_allowed(const struct sroce_qp *qp, u32 op)
 {
