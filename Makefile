@@ -5,6 +5,7 @@
 #   make            build drivers/infiniband/sw/sroce/sroce.ko
 #   make check      install what is needed, run every test (unit + guest)
 #   make demo       boot a guest and show the module at work
+#   make bench      perftest figures of sroce against rdma_rxe (not a test)
 #
 # KDIR selects the kernel build tree. By default: the running kernel's, or,
 # where there is none (a host without module support), the newest installed
@@ -19,7 +20,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(SROCE_DIR) CONFIG_RDMA_SROCE=m
 
-.PHONY: all module sparse unit check demo clean kdir-check
+.PHONY: all module sparse unit check demo bench clean kdir-check
 
 all: module
 
@@ -44,6 +45,9 @@ check:
 
 demo:
 	bash scripts/demo.sh
+
+bench:
+	bash scripts/bench.sh
 
 clean:
 	-test -f $(KDIR)/Makefile && $(KBUILD) clean

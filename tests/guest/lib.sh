@@ -48,6 +48,19 @@ assert_no_match() {	# STRING ERE [WHAT]
 	[[ ! $1 =~ $2 ]] || fail "${3:-value}: '$1' unexpectedly matches /$2/"
 }
 
+# nap SECS: sleep without starting a process. On a loaded host every
+# process a guest starts costs it up to a second of CPU, so polling loops
+# wait on a FIFO nobody writes to instead of running sleep.
+nap() {
+	local fifo=/tmp/.nap.$BASHPID
+	if [[ -z ${NAP_FD:-} ]]; then
+		[[ -p $fifo ]] || mkfifo "$fifo"
+		exec {NAP_FD}<>"$fifo"
+		rm -f "$fifo"
+	fi
+	read -rt "$1" -u "$NAP_FD" _ || true
+}
+
 # wait_until SECS WHAT CMD...: poll CMD until it succeeds, fail after SECS.
 wait_until() {
 	local secs=$1 what=$2 end
@@ -55,7 +68,7 @@ wait_until() {
 	end=$((SECONDS + secs))
 	until "$@"; do
 		((SECONDS < end)) || fail "timed out after ${secs}s waiting for $what"
-		sleep 0.2
+		nap 0.2
 	done
 }
 
@@ -169,6 +182,17 @@ has_gid() {
 		'$2 == g && (t == "" || $3 == t) { found = 1 } END { exit !found }'
 }
 
+# dev_counters DEV: DEV's non-zero port counters, "name=value" on one line.
+dev_counters() {
+	local f v out=()
+	for f in "/sys/class/infiniband/$1/ports/1/hw_counters"/*; do
+		[[ -f $f ]] || continue
+		read -r v <"$f" || continue
+		[[ $v == 0 ]] || out+=("${f##*/}=$v")
+	done
+	echo "${out[*]}"
+}
+
 # --- address arithmetic --------------------------------------------------------
 
 # ipv6_full ADDR: the sysfs form, e.g. 2001:db8::1 ->
@@ -215,14 +239,38 @@ linklocal_gid() { echo "fe80:0000:0000:0000:$(eui64 "$1")"; }
 # guests see) come from scripts/guest/run-guest-pair. Guest A has the wire's
 # listening end; both guests' NIC is eth0.
 
+PEER_ROLE=A
+[[ ${ROLE:-} == A ]] && PEER_ROLE=B
+
 # signal NAME: tell the peer we reached NAME.
 signal() { touch "$SHARED/$ROLE.$1"; }
 
+# A guest whose case exits non-zero says so ("$ROLE.failed"), so that the
+# peer stops waiting for it at once instead of running into a timeout; then
+# it runs the case's on_failure function, if there is one, for diagnostics.
+guest2_exit() {
+	local rc=$?
+	((rc != 0)) || return 0
+	touch "$SHARED/$ROLE.failed" 2>/dev/null || true
+	if declare -F on_failure >/dev/null; then on_failure || true; fi
+}
+if [[ -n ${ROLE:-} && -n ${SHARED:-} ]]; then
+	trap guest2_exit EXIT
+fi
+
+peer_failed() { [[ -e $SHARED/$PEER_ROLE.failed ]]; }
+
+# peer_reached NAME: the peer signalled NAME; fails the case if the peer
+# failed instead.
+peer_reached() {
+	[[ -e $SHARED/$PEER_ROLE.$1 ]] && return 0
+	peer_failed && fail "peer $PEER_ROLE failed before reaching '$1'"
+	return 1
+}
+
 # wait_peer NAME [SECS]: wait until the peer signalled NAME.
 wait_peer() {
-	local peer=B
-	[[ $ROLE == B ]] && peer=A
-	wait_until "${2:-60}" "peer $peer to reach '$1'" test -e "$SHARED/$peer.$1"
+	wait_until "${2:-60}" "peer $PEER_ROLE to reach '$1'" peer_reached "$1"
 }
 
 # setup_wire: address eth0 and bring it up.
@@ -231,4 +279,272 @@ setup_wire() {
 	ip -6 addr add "$MY_IP6/64" dev eth0 nodad
 	ip link set eth0 up
 	wait_until 10 "eth0 carrier" grep -qx 1 /sys/class/net/eth0/carrier
+}
+
+PAIR_PORT=${PAIR_PORT:-18700}
+
+# listening_or_gone PID PORT: PID has exited, or a socket listens on TCP
+# PORT (read from /proc: no process started).
+listening_or_gone() {
+	local hex f addr st
+	kill -0 "$1" 2>/dev/null || return 0
+	printf -v hex '%04X' "$2"
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		while read -r _ addr _ st _; do
+			[[ ${addr##*:} == "$hex" && $st == 0A ]] && return 0
+		done <"$f"
+	done
+	return 1
+}
+
+# pair_run NAME SERVER SECS CMD [ARGS...]
+#
+# One client/server program across the wire (perftest, ibv_*_pingpong:
+# anything that takes "-p PORT" and the server's address last). Guest
+# SERVER (A or B) runs `CMD ARGS... -p PORT`, the other guest
+# `CMD ARGS... -p PORT PEER_IP` once the server listens; both guests call
+# pair_run alike, each with its own ARGS (device, GID index), and every call
+# takes the next TCP port. Each side runs under a hard timeout of SECS with
+# its output in $RESULTS/NAME.txt (PAIR_OUT; PAIR_SIDE is "server" or
+# "client"), and is stopped as soon as the peer fails. Fails the case
+# unless CMD exits 0; returns once the peer's side has exited 0 as well.
+pair_run() {
+	local name=$1 server=$2 secs=$3 port=$PAIR_PORT pid rc=0 t0=$SECONDS
+	shift 3
+	PAIR_PORT=$((PAIR_PORT + 1))
+	PAIR_OUT=$RESULTS/$name.txt
+	# Line-buffered: a run killed by its timeout keeps what it printed.
+	local cmd=(timeout -k 5 "$secs" stdbuf -oL -eL "$@" -p "$port")
+	if [[ $ROLE == "$server" ]]; then
+		PAIR_SIDE=server
+		"${cmd[@]}" >"$PAIR_OUT" 2>&1 &
+		pid=$!
+		# Stop waiting if it exits early: its status tells why, below.
+		wait_until 60 "$name: server listening on port $port" \
+			listening_or_gone "$pid" "$port"
+		signal "listening-$name"
+	else
+		PAIR_SIDE=client
+		wait_peer "listening-$name" 120
+		"${cmd[@]}" "$PEER_IP" >"$PAIR_OUT" 2>&1 &
+		pid=$!
+	fi
+	while kill -0 "$pid" 2>/dev/null; do
+		if peer_failed; then
+			kill "$pid" 2>/dev/null || true
+			wait "$pid" 2>/dev/null || true
+			sed 's/^/  | /' "$PAIR_OUT"
+			fail "$name: peer $PEER_ROLE failed; our $PAIR_SIDE stopped"
+		fi
+		nap 0.2
+	done
+	wait "$pid" || rc=$?
+	if ((rc != 0)); then
+		sed 's/^/  | /' "$PAIR_OUT"
+		((rc == 124 || rc == 137)) && fail "$name: $PAIR_SIDE $1 timed out after ${secs}s"
+		fail "$name: $PAIR_SIDE $1 exited with status $rc"
+	fi
+	log "$name: $PAIR_SIDE $1 done in $((SECONDS - t0))s"
+	signal "done-$name"
+	wait_peer "done-$name" "$secs"
+}
+
+# perftest_rows FILE: PERFTEST_ROWS=(the rows of the result table perftest
+# printed to FILE, "BYTES ITERS VALUE...", blanks squeezed).
+perftest_rows() {
+	local line in_table='' f=()
+	PERFTEST_ROWS=()
+	while IFS= read -r line; do
+		# perftest's clock warning may land in the middle of a row.
+		line=${line%%Correlation coefficient*}
+		if [[ $line =~ ^[[:space:]]*#bytes ]]; then
+			in_table=1
+		elif [[ -n $in_table && $line =~ ^[[:space:]]*[0-9]+[[:space:]] ]]; then
+			# Numbers only: split on blanks, nothing to glob.
+			# shellcheck disable=SC2206
+			f=($line)
+			PERFTEST_ROWS+=("${f[*]}")
+		fi
+	done <"$1"
+}
+
+# perftest_row_ok ROW SIZE ITERS: ROW (from PERFTEST_ROWS) is for SIZE
+# bytes x ITERS and has a number in every column, or "inf"/"-nan":
+# perftest's clock calibration fails on a loaded guest.
+perftest_row_ok() {
+	local num='([0-9]+(\.[0-9]+)?|-?nan|inf)'
+	[[ $1 =~ ^$2\ $3(\ $num){3,}$ ]]
+}
+
+# pair_has_row NAME SIZE ITERS: this side of pair_run NAME printed a result
+# row for SIZE bytes x ITERS (PAIR_ROW).
+pair_has_row() {
+	local row
+	perftest_rows "$PAIR_OUT"
+	for row in "${PERFTEST_ROWS[@]}"; do
+		if perftest_row_ok "$row" "$2" "$3"; then
+			PAIR_ROW=$row
+			return 0
+		fi
+	done
+	fail "$1 ($PAIR_SIDE): no result row for $2 bytes x $3 in $PAIR_OUT"
+}
+
+# pair_bw NAME SERVER SECS DEV GID PROG SIZE ITERS [ARGS...]: a perftest
+# bandwidth run (ib_{write,read,send}_bw) on DEV with GID index GID; both
+# sides print the result row (its numbers may be 0.00 on a loaded guest).
+pair_bw() {
+	local name=$1 size=$7 iters=$8
+	pair_run "$name" "$2" "$3" "$6" -d "$4" -x "$5" -F -s "$size" -n "$iters" "${@:9}"
+	pair_has_row "$name" "$size" "$iters"
+	log "$name: $PAIR_ROW"
+}
+
+# pair_pingpong NAME SERVER SECS DEV GID SIZE ITERS: ibv_rc_pingpong -c on
+# DEV with GID index GID; both sides report every byte and iteration.
+pair_pingpong() {
+	local name=$1 size=$6 iters=$7 line bytes='' its=''
+	pair_run "$name" "$2" "$3" ibv_rc_pingpong -d "$4" -g "$5" -c -s "$size" -n "$iters"
+	while IFS= read -r line; do
+		case $line in
+		# -c checks the first byte of every page; a mismatch only prints.
+		"invalid data"*)			fail "$name ($PAIR_SIDE): $line" ;;
+		"$((size * iters * 2)) bytes in "*)	bytes=$line ;;
+		"$iters iters in "*)			its=$line ;;
+		esac
+	done <"$PAIR_OUT"
+	[[ -n $bytes ]] || fail "$name ($PAIR_SIDE): no '$((size * iters * 2)) bytes in' line in $PAIR_OUT"
+	[[ -n $its ]] || fail "$name ($PAIR_SIDE): no '$iters iters in' line in $PAIR_OUT"
+	log "$name: $its"
+}
+
+# --- perftest ------------------------------------------------------------------
+
+# roce_gid_index DEV ADDR: index of the RoCE v2 GID of ADDR (IPv4, as
+# ::ffff:a.b.c.d, or IPv6) in DEV's table; empty if there is none.
+roce_gid_index() {
+	local want
+	if [[ $2 == *:* ]]; then want=$(ipv6_full "$2"); else want=$(ipv4_gid "$2"); fi
+	gid_table "$1" | awk -v g="$want" '$2 == g && $3 == "RoCE_v2" { print $1; exit }'
+}
+
+# wait_roce_gid SECS DEV ADDR: print the index once the GID is there (the
+# core fills the table shortly after the link comes up); status 1 if not.
+wait_roce_gid() {
+	local end=$((SECONDS + $1)) idx
+	while :; do
+		idx=$(roce_gid_index "$2" "$3") || idx=
+		[[ -n $idx ]] && { echo "$idx"; return 0; }
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+
+PERFTEST_PORT=${PERFTEST_PORT:-18600}
+
+# perftest_pair BASE SECS SNS SDEV SGID CNS CDEV CGID SADDR PROG [ARGS...]
+#
+# One perftest run: PROG's server on SDEV (GID index SGID) in namespace SNS
+# ("" for the initial one), its client on CDEV/CGID in CNS connecting to
+# SADDR, both with ARGS (and -F). The client runs under a SECS timeout;
+# the server gets 15 s more to finish after a successful client, 2 s after
+# a failed one (it may be spinning on its completion queue), and is killed
+# then. Their outputs (line-buffered, so a killed run keeps what it said)
+# go to BASE-server.txt and BASE-client.txt. Returns non-zero if either
+# side failed (124: the client timed out, 125: the server never listened);
+# call it as `perftest_pair ... || rc=$?`.
+#
+# perftest calibrates its cycle counter against gettimeofday when it
+# starts; on a busy host the fit can fail ("Correlation coefficient r^2 <
+# 0.9") and every figure comes out "inf". Such a run is made again, once.
+perftest_pair() {
+	local try rc
+	for try in 1 2; do
+		rc=0
+		perftest_pair_once "$@" || rc=$?
+		grep -q 'Correlation coefficient' "$1-client.txt" 2>/dev/null || break
+		((try < 2)) || break
+		echo "perftest_pair: $(basename "$1"): perftest's clock calibration failed" \
+			"(busy host?); running it again" >&2
+	done
+	return "$rc"
+}
+
+perftest_pair_once() {
+	local base=$1 secs=$2 sns=$3 sdev=$4 sgid=$5 cns=$6 cdev=$7 cgid=$8 saddr=$9
+	shift 9
+	local prog=$1 port=$PERFTEST_PORT spid end rc=0 src=0
+	shift
+	PERFTEST_PORT=$((PERFTEST_PORT + 1))
+	local sx=() cx=()
+	[[ -n $sns ]] && sx=(ip netns exec "$sns")
+	[[ -n $cns ]] && cx=(ip netns exec "$cns")
+
+	timeout -k 5 $((secs + 20)) "${sx[@]}" stdbuf -oL -eL \
+		"$prog" -d "$sdev" -x "$sgid" -p "$port" -F "$@" >"$base-server.txt" 2>&1 &
+	spid=$!
+	# The server listens once its device and buffers are set up.
+	end=$((SECONDS + 30))
+	until "${sx[@]}" ss -ltnH "sport = :$port" 2>/dev/null | grep -q .; do
+		if ! kill -0 "$spid" 2>/dev/null || ((SECONDS >= end)); then
+			kill "$spid" 2>/dev/null || true
+			wait "$spid" 2>/dev/null || true
+			echo "$prog server on $sdev never listened on $port:" \
+				"$(perftest_error "$base-server.txt")" >"$base-client.txt"
+			return 125
+		fi
+		sleep 0.2
+	done
+
+	timeout -k 5 "$secs" "${cx[@]}" stdbuf -oL -eL \
+		"$prog" -d "$cdev" -x "$cgid" -p "$port" -F "$@" "$saddr" >"$base-client.txt" 2>&1 ||
+		rc=$?
+	((rc == 137)) && rc=124
+	end=$((SECONDS + (rc == 0 ? 15 : 2)))
+	while kill -0 "$spid" 2>/dev/null && ((SECONDS < end)); do
+		sleep 0.2
+	done
+	kill "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || src=$?
+	((rc != 0)) && return "$rc"
+	return "$src"
+}
+
+# perftest_value FILE COLUMN: "VALUE UNIT" from the result table perftest
+# printed to FILE, e.g. perftest_value x.txt BW_average -> "12.98 MB/sec",
+# perftest_value x.txt t_typical -> "64.87 usec". COLUMN is the header
+# name without its unit, spaces made "_" (BW_peak, BW_average, t_min,
+# t_typical, t_avg, 99%_percentile, ...). Nothing if there is no table.
+perftest_value() {
+	awk -v col="$2" '
+	/^[ \t]*#bytes/ {
+		line = $0
+		gsub(/BW /, "BW_", line)
+		gsub(/% percentile/, "%_percentile", line)
+		n = split(line, h, /[ \t]+/)
+		idx = 0; k = 0
+		for (i = 1; i <= n; i++) {
+			if (h[i] == "") continue
+			k++
+			name = h[i]; sub(/\[.*/, "", name)
+			if (name == col) {
+				idx = k
+				unit = h[i]
+				if (unit ~ /\[/) { sub(/^[^[]*\[/, "", unit); sub(/\].*$/, "", unit) }
+				else unit = ""
+			}
+		}
+		next
+	}
+	idx && $1 ~ /^[0-9]+$/ && $idx ~ /^[0-9]+(\.[0-9]+)?$/ {
+		print $idx, unit
+		exit
+	}' "$1"
+}
+
+# perftest_error FILE: a one-line reason why a perftest run failed (the
+# first line that looks like an error), for reports.
+perftest_error() {
+	grep -m1 -iE 'fail|error|unable|couldn|not supported|timed out|never listened|correlation' "$1" 2>/dev/null |
+		sed -E 's/^[[:space:]]+//; s/[[:space:]]+/ /g' | cut -c1-70 || true
 }

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RC over a bad wire: both guests send through netem (loss, reordering,
+# duplication and delay on eth0), the same driver on both ends. Every
+# transfer must still complete, by retransmission: ibv_rc_pingpong checking
+# the received data, and perftest's RDMA WRITE, READ and SEND bandwidth,
+# all with 64 KiB messages (64 packets each). perftest fails a run on any
+# error completion (retry count exceeded included), ibv_rc_pingpong too.
+# netem must actually have dropped packets on both sides.
+#
+# The iteration count is what rdma_rxe finishes well in time on the
+# emulated guests: with 25% reordering nearly every message needs several
+# go-back-N rounds, and rxe moves 64 KiB messages at 1 to 3 per second
+# here. Both tools keep their defaults, retry count 7 and a 67 ms ACK
+# timeout (perftest -u 14; rxe takes a retry count of 7 as "no limit").
+# (tests/guest/progs/rc_data checks data byte by byte but drives both ends
+# from one process: it has no client/server mode to run across the wire.)
+#
+# Run by scripts/guest/run-guest-pair with the role (A or B) as argument.
+. "$(dirname "$0")/../guest/lib.sh"
+
+[[ ${1:-} == "$ROLE" ]] || fail "role argument '${1:-}' does not match ROLE=$ROLE"
+dev=${DEVPFX}0
+on_failure() {
+	log "$dev counters: $(dev_counters "$dev")"
+	tc -s qdisc show dev eth0 2>/dev/null | sed 's/^/== /' || true
+}
+NETEM=(loss 2% reorder 25% 50% duplicate 1% delay 1ms)
+ITERS=20
+
+setup_wire
+command -v tc >/dev/null || fail "no tc (iproute2) in the guest"
+run_timeout 30 modprobe sch_netem ||
+	fail "netem is not available: no sch_netem module for kernel $(uname -r)"
+load_sroce
+link_add "$dev" eth0
+g4=$(wait_roce_gid 10 "$dev" "$MY_IP") || fail "no RoCE v2 GID for $MY_IP on $dev"
+
+tc qdisc add dev eth0 root netem "${NETEM[@]}" || fail "tc qdisc add ... netem ${NETEM[*]} failed"
+log "eth0: $(tc qdisc show dev eth0 | grep netem)"
+# Both ends impaired before the first packet.
+signal netem
+wait_peer netem 120
+
+pair_pingpong pingpong-64k A 90 "$dev" "$g4" 65536 "$ITERS"
+pair_bw write-bw B 60 "$dev" "$g4" ib_write_bw 65536 "$ITERS"
+pair_bw read-bw A 60 "$dev" "$g4" ib_read_bw 65536 "$ITERS"
+pair_bw send-bw B 60 "$dev" "$g4" ib_send_bw 65536 "$ITERS"
+
+stats=$(tc -s qdisc show dev eth0)
+log "eth0: $(grep -m1 'Sent' <<<"$stats")"
+dropped=$(sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' <<<"$stats" | head -n 1)
+[[ ${dropped:-0} -gt 0 ]] || fail "netem dropped no packets: $stats"
+log "$dev counters: $(dev_counters "$dev")"
+tc qdisc del dev eth0 root
+
+unload_sroce
+log "ok"

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RC between two guests on a virtual wire, the same driver on both ends:
+# perftest's RDMA WRITE, SEND and READ bandwidth (64 KiB messages, and READ
+# at every size from 2 bytes to 8 MiB), READ and WRITE latency, and
+# ibv_rc_pingpong checking the received data at a one-packet and a
+# 64-packet message size; over IPv4 GIDs, and once over an IPv6 GID.
+# The server role alternates between the guests, so that each is requester
+# and responder of every operation. Every run must exit 0 on both sides
+# and print its result table or "iters in" line; no packet may fail the
+# ICRC or header checks.
+#
+# Run by scripts/guest/run-guest-pair with the role (A or B) as argument.
+. "$(dirname "$0")/../guest/lib.sh"
+
+[[ ${1:-} == "$ROLE" ]] || fail "role argument '${1:-}' does not match ROLE=$ROLE"
+dev=${DEVPFX}0
+on_failure() { log "$dev counters: $(dev_counters "$dev")"; }
+
+setup_wire
+load_sroce
+link_add "$dev" eth0
+g4=$(wait_roce_gid 10 "$dev" "$MY_IP") || fail "no RoCE v2 GID for $MY_IP on $dev"
+g6=$(wait_roce_gid 10 "$dev" "$MY_IP6") || fail "no RoCE v2 GID for $MY_IP6 on $dev"
+log "$dev: GID index $g4 ($MY_IP), $g6 ($MY_IP6)"
+
+pair_bw write-bw A 60 "$dev" "$g4" ib_write_bw 65536 50
+pair_bw send-bw B 60 "$dev" "$g4" ib_send_bw 65536 50
+pair_bw read-bw A 60 "$dev" "$g4" ib_read_bw 65536 50
+
+# Every size from 2 bytes to 8 MiB, 5 times each: the client prints a row
+# per size, the server only the last.
+pair_run read-bw-all B 120 ib_read_bw -d "$dev" -x "$g4" -F -a -n 5
+if [[ $PAIR_SIDE == client ]]; then
+	perftest_rows "$PAIR_OUT"
+	assert_eq "${#PERFTEST_ROWS[@]}" 23 "read-bw-all: result rows"
+	s=2
+	for row in "${PERFTEST_ROWS[@]}"; do
+		perftest_row_ok "$row" "$s" 5 || fail "read-bw-all: row '$row' for $s bytes x 5"
+		s=$((s * 2))
+	done
+else
+	pair_has_row read-bw-all 8388608 5
+fi
+
+# ib_read_lat's server prints no table; ib_write_lat's does.
+pair_run read-lat A 45 ib_read_lat -d "$dev" -x "$g4" -F -s 2 -n 50
+if [[ $PAIR_SIDE == client ]]; then pair_has_row read-lat 2 50; fi
+pair_run write-lat B 45 ib_write_lat -d "$dev" -x "$g4" -F -s 2 -n 50
+pair_has_row write-lat 2 50
+
+pair_pingpong pingpong-100 A 45 "$dev" "$g4" 100 50
+pair_pingpong pingpong-64k B 60 "$dev" "$g4" 65536 20
+pair_pingpong pingpong-64k-ipv6 A 60 "$dev" "$g6" 65536 20
+
+log "$dev counters: $(dev_counters "$dev")"
+if [[ $SROCE_IMPL == sroce ]]; then
+	assert_eq "$(cat "$(port_dir "$dev")/hw_counters/rx_bad_icrc")" 0 "ICRC errors"
+	assert_eq "$(cat "$(port_dir "$dev")/hw_counters/rx_bad_header")" 0 "bad headers"
+fi
+
+unload_sroce
+log "ok"
