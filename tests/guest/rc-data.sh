@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The RC data path checked byte by byte (tests/guest/progs/rc_data.c):
+# SEND with scatter/gather, immediate data and inline data, RDMA WRITE
+# (with immediate), RDMA READ up to 8 MiB, a burst of 200 WRs, and the
+# error completions (bad rkey, READ past the MR, no remote write access,
+# bad lkey, flush on ERR); at path MTUs 256, 1024 and 4096, posted by
+# ibv_post_send and by the ibv_wr_* API. Between two devices, one on each
+# end of a veth pair (MTU 4500, so that active_mtu is 4096):
+#  (a) the peer end in network namespace "peer";
+#  (b) both ends in this namespace. The RDMA core resolves the peer's
+#      address by ARP on the veth, and the kernel ignores ARP between two
+#      local addresses unless accept_local is set (without it, moving the
+#      QP to RTR fails with ETIMEDOUT); rp_filter is off as well.
+# On rxe: one device serves both QPs (rxe cannot deliver between two of its
+# own devices on one host), and rc_data -r accepts rxe's known deviations,
+# printing each as "rxe quirk: ..." (6.1: a bad lkey completes with
+# IBV_WC_LOC_QP_OP_ERR, not IBV_WC_LOC_PROT_ERR).
+. "$(dirname "$0")/lib.sh"
+
+MTUS=(256 1024 4096)
+NETDEV_MTU=4500
+
+# GID table index of IPv4 address ADDR on DEV.
+gid_index() {		# DEV ADDR
+	gid_table "$1" | awk -v g="$(ipv4_gid "$2")" '$2 == g { print $1; exit }'
+}
+
+# show_counters DEV...: their non-zero port counters, for a failure report.
+show_counters() {
+	local d
+	for d in $(printf '%s\n' "$@" | sort -u); do
+		echo "---- $d counters: $(grep -H . "$(port_dir "$d")"/hw_counters/* 2>/dev/null |
+			awk -F: '$2 != 0 { sub(/.*\//, "", $1); printf "%s=%s ", $1, $2 }')"
+	done
+}
+
+# rc_data_matrix NAME DEV_A ADDR_A DEV_B ADDR_B [RC_DATA_OPTS]: every MTU,
+# both post APIs.
+rc_data_matrix() {
+	local name=$1 da=$2 aa=$3 db=$4 ab=$5 opts=${6:-} ga gb mtu api what out
+	local t0 rc x
+	wait_until 10 "$da GID for $aa" has_gid "$da" "$(ipv4_gid "$aa")"
+	wait_until 10 "$db GID for $ab" has_gid "$db" "$(ipv4_gid "$ab")"
+	ga=$(gid_index "$da" "$aa")
+	gb=$(gid_index "$db" "$ab")
+	for mtu in "${MTUS[@]}"; do
+		for api in post_send wr_api; do
+			what="$name: mtu $mtu $api"
+			x=
+			[[ $api == wr_api ]] && x=-x
+			t0=$SECONDS rc=0
+			# shellcheck disable=SC2086
+			out=$(run_timeout 90 "$PROGS/rc_data" $opts $x \
+				"$da" "$ga" "$db" "$gb" "$mtu" 2>&1) || rc=$?
+			echo "$out" > "$RESULTS/rc_data-$name-$mtu-$api.txt"
+			if ((rc)); then
+				echo "$out"
+				show_counters "$da" "$db"
+				((rc == 124 || rc == 137)) && fail "$what: timed out after 90s"
+				fail "$what: $(grep -m1 '^FAIL' <<<"$out" || echo "exit $rc")"
+			fi
+			assert_match "$out" "rc_data all ok" "$what"
+			log "$what: ok in $((SECONDS - t0))s"
+			grep '^rxe quirk' <<<"$out" | sort -u || true
+		done
+	done
+}
+
+no_bad_icrc() {
+	local d
+	for d in sroce0 sroce1; do
+		assert_eq "$(cat "$(port_dir $d)/hw_counters/rx_bad_icrc")" 0 \
+			"$d bad ICRC"
+	done
+}
+
+set_mtu() {		# [NETNS] DEV
+	ip ${1:+-n "$1"} link set "$2" mtu "$NETDEV_MTU"
+}
+
+load_sroce
+
+if [[ $SROCE_IMPL == rxe ]]; then
+	make_veth
+	set_mtu "" veth0
+	set_mtu "" veth1
+	link_add rxe0 veth0
+	rc_data_matrix rxe-one-device rxe0 192.0.2.1 rxe0 192.0.2.1 -r
+	unload_sroce
+	log "ok"
+	exit 0
+fi
+
+log "(a) veth1 in namespace peer"
+make_veth_netns
+set_mtu "" veth0
+set_mtu peer veth1
+link_add sroce0 veth0
+run_timeout 30 ip netns exec peer rdma link add sroce1 type sroce netdev veth1 ||
+	fail "rdma link add sroce1 in namespace peer"
+wait_until 10 "sroce1" test -e /sys/class/infiniband/sroce1
+rc_data_matrix netns sroce0 192.0.2.1 sroce1 192.0.2.2
+no_bad_icrc
+link_del sroce0
+link_del sroce1
+ip netns del peer
+
+log "(b) both ends here, accept_local"
+make_veth
+set_mtu "" veth0
+set_mtu "" veth1
+for c in all default veth0 veth1; do
+	sysctl -qw "net.ipv4.conf.$c.accept_local=1" "net.ipv4.conf.$c.rp_filter=0"
+done
+link_add sroce0 veth0
+link_add sroce1 veth1
+rc_data_matrix one-netns sroce0 192.0.2.1 sroce1 192.0.2.2
+no_bad_icrc
+unload_sroce
+log "ok"
