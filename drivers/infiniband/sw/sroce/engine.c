@@ -34,10 +34,13 @@ static struct workqueue_struct *sroce_engine_wq;
 int sroce_engine_init(void)
 {
 	/*
-	 * Not WQ_HIGHPRI: a sender running at a higher priority than
-	 * ksoftirqd starves the receive processing it feeds on this CPU.
+	 * WQ_HIGHPRI: at normal priority the work item waits behind
+	 * processes that busy-poll their CQs (perftest does, on both ends),
+	 * and the peer times out. Its sends cannot starve the receive
+	 * softirq it feeds in turn: it steps aside while that is behind
+	 * (sroce_engine_loop()) and reads are paced by the requester.
 	 */
-	sroce_engine_wq = alloc_workqueue("sroce_engine", 0, 0);
+	sroce_engine_wq = alloc_workqueue("sroce_engine", WQ_HIGHPRI, 0);
 	return sroce_engine_wq ? 0 : -ENOMEM;
 }
 
