@@ -82,13 +82,17 @@ wanted() { [[ -z $pattern || $1 =~ $pattern ]]; }
 
 # Small C helpers the cases run in the guest; built here, on the host.
 build_progs() {
-	local src out
+	local src out h fresh
 	mkdir -p "$REPO/build/guest/progs"
 	for src in "$REPO"/tests/guest/progs/*.c; do
 		[[ -e $src ]] || continue
 		out=$REPO/build/guest/progs/$(basename "$src" .c)
-		[[ $out -nt $src && $out -nt $REPO/tests/guest/progs/open_device.h &&
-		   $out -nt $REPO/tests/guest/progs/check.h ]] && continue
+		# Rebuilt when older than its source or any shared header.
+		fresh=1
+		for h in "$src" "$REPO"/tests/guest/progs/*.h; do
+			[[ $out -nt $h ]] || fresh=0
+		done
+		((fresh)) && continue
 		gcc -O2 -g -Wall -Wextra -o "$out" "$src" -libverbs -lrdmacm -lpthread ||
 			return 1
 	done

@@ -440,6 +440,196 @@ wait_roce_gid() {
 	done
 }
 
+# rdma_pair MTU: the two endpoints of a one-guest case, on a veth pair
+# with netdev MTU MTU. sroce: sroce0 on veth0 (192.0.2.1) here, sroce1 on
+# veth1 (192.0.2.2) in namespace "peer". rxe cannot deliver between two of
+# its own devices on one host: rxe0 on veth0 serves both sides. Sets
+# SDEV/SADDR/SG (server device, address, GID index), CDEV/CADDR/CG (client)
+# and CNS (the command prefix that runs in the client's namespace).
+rdma_pair() {
+	if [[ $SROCE_IMPL == rxe ]]; then
+		make_veth
+		ip link set veth0 mtu "$1"
+		ip link set veth1 mtu "$1"
+		link_add rxe0 veth0
+		SDEV=rxe0 CDEV=rxe0 CNS=() CADDR=192.0.2.1
+	else
+		make_veth_netns
+		ip link set veth0 mtu "$1"
+		ip -n peer link set veth1 mtu "$1"
+		link_add sroce0 veth0
+		run_timeout 30 ip netns exec peer rdma link add sroce1 type sroce netdev veth1 ||
+			fail "rdma link add sroce1 in namespace peer"
+		wait_until 10 "sroce1" test -e /sys/class/infiniband/sroce1
+		SDEV=sroce0 CDEV=sroce1 CNS=(ip netns exec peer) CADDR=192.0.2.2
+	fi
+	SADDR=192.0.2.1
+	SG=$(wait_roce_gid 10 "$SDEV" "$SADDR") || fail "no RoCE v2 GID for $SADDR on $SDEV"
+	CG=$(wait_roce_gid 10 "$CDEV" "$CADDR") || fail "no RoCE v2 GID for $CADDR on $CDEV"
+}
+
+# port_counter DEV NAME: the value of one of DEV's port counters.
+port_counter() { cat "$(port_dir "$1")/hw_counters/$2"; }
+
+# rdma_pair_done: the end of an rdma_pair case: on sroce no packet had a
+# bad ICRC on either device; the module unloads (every object was freed)
+# and the namespace goes.
+rdma_pair_done() {
+	local d
+	if [[ $SROCE_IMPL != rxe ]]; then
+		for d in sroce0 sroce1; do
+			assert_eq "$(port_counter "$d" rx_bad_icrc)" 0 "$d bad ICRC"
+		done
+	fi
+	unload_sroce
+	[[ $SROCE_IMPL == rxe ]] || ip netns del peer
+	log "ok"
+}
+
+# show_counters DEV...: their non-zero port counters, for a failure report.
+show_counters() {
+	local d
+	for d in $(printf '%s\n' "$@" | sort -u); do
+		echo "---- $d counters: $(grep -H . "$(port_dir "$d")"/hw_counters/* 2>/dev/null |
+			awk -F: '$2 != 0 { sub(/.*\//, "", $1); printf "%s=%s ", $1, $2 }')"
+	done
+}
+
+# run_prog NAME SECS PROG ARGS...: one of tests/guest/progs (PROG) within
+# SECS seconds; its output goes to $RESULTS/NAME.txt and must end in
+# "PROG all ok". A failure shows the output, the counters of the rdma_pair
+# devices (if set up) and the program's FAIL line. Prints its "ok" and
+# "rxe quirk" lines.
+run_prog() {
+	local name=$1 secs=$2 prog=$3 out=$RESULTS/$1.txt rc=0
+	shift 3
+	run_timeout "$secs" "$PROGS/$prog" "$@" >"$out" 2>&1 || rc=$?
+	if ((rc)); then
+		cat "$out"
+		[[ -n ${SDEV:-} ]] && show_counters "$SDEV" "$CDEV"
+		((rc == 124 || rc == 137)) && fail "$name: timed out after ${secs}s"
+		fail "$name: $(grep -m1 '^FAIL' "$out" || echo "exit $rc")"
+	fi
+	grep -q "^$prog all ok" "$out" || { cat "$out"; fail "$name: no '$prog all ok'"; }
+	grep -E '^(\[ *[0-9.]+s\] )?ok|^rxe quirk' "$out" || true
+}
+
+# local_pingpong PROG NAME ARGS...: an ibverbs-utils pingpong (PROG:
+# ibv_rc_pingpong, ibv_uc_pingpong, ibv_srq_pingpong...) with data checks
+# (-c) between the rdma_pair ends: server on SDEV, client on CDEV, both
+# for $PP_ITERS iterations (default 100) on TCP port $PP_PORT (advanced at
+# each call); both sides must report every iteration.
+PP_PORT=${PP_PORT:-18700}
+local_pingpong() {
+	local prog=$1 name=$2
+	shift 2
+	local port=$((PP_PORT++)) iters=${PP_ITERS:-100} srv=$RESULTS/$name-server.txt
+	local out spid crc=0 src=0
+
+	log "$name: $prog $*"
+	timeout -k 5 60 "$prog" -p "$port" -d "$SDEV" -g "$SG" -n "$iters" \
+		-c "$@" >"$srv" 2>&1 &
+	spid=$!
+	wait_until 30 "$name: server listening on $port" \
+		bash -c "ss -ltn | grep -q ':$port '"
+	out=$("${CNS[@]}" timeout -k 5 60 "$prog" -p "$port" -d "$CDEV" \
+		-g "$CG" -n "$iters" -c "$@" "$SADDR" 2>&1) || crc=$?
+	# A failed client can leave the server waiting for it (then 143).
+	((crc == 0)) || kill "$spid" 2>/dev/null || true
+	wait "$spid" || src=$?
+	echo "$out" >"$RESULTS/$name-client.txt"
+	if ((crc || src)); then
+		echo "---- client (exit $crc)"; echo "$out"
+		echo "---- server (exit $src)"; cat "$srv"; echo
+		show_counters "$SDEV" "$CDEV"
+		((crc == 124 || crc == 137 || src == 124 || src == 137)) &&
+			fail "$name: timed out (client exit $crc, server exit $src)"
+		fail "$name: client exit $crc, server exit $src: $(grep -hm1 -iE 'fail|error|couldn|unable' <<<"$out" || true)"
+	fi
+	# -c only prints a mismatch ("invalid data"), it does not fail.
+	assert_no_match "$out$(cat "$srv")" "invalid data" "$name: data check"
+	assert_match "$out" "$iters iters in" "$name: client iterations"
+	assert_match "$(cat "$srv")" "$iters iters in" "$name: server iterations"
+}
+
+# perftest_has_row FILE SIZE: FILE has a results row for SIZE bytes with
+# its figures ("inf"/"-nan" if perftest's clock calibration failed on a
+# loaded guest: perftest_row_ok).
+perftest_has_row() {
+	local row
+	perftest_rows "$1"
+	for row in "${PERFTEST_ROWS[@]}"; do
+		perftest_row_ok "$row" "$2" '[0-9]+' && return 0
+	done
+	return 1
+}
+
+# ibv_wc_status names, for perftest's "Failed status N".
+WC_STATUS=(SUCCESS LOC_LEN_ERR LOC_QP_OP_ERR LOC_EEC_OP_ERR LOC_PROT_ERR
+	WR_FLUSH_ERR MW_BIND_ERR BAD_RESP_ERR LOC_ACCESS_ERR REM_INV_REQ_ERR
+	REM_ACCESS_ERR REM_OP_ERR RETRY_EXC_ERR RNR_RETRY_EXC_ERR
+	LOC_RDD_VIOL_ERR REM_INV_RD_REQ_ERR REM_ABORT_ERR INV_EECN_ERR
+	INV_EEC_STATE_ERR FATAL_ERR RESP_TIMEOUT_ERR GENERAL_ERR)
+
+# perftest_why FILE: " (perftest's complaint, the last size it reported)", or "".
+perftest_why() {
+	local msg st row
+	msg=$(grep -ohE "Completion with error at [a-z]+|Couldn't [^.]*|Unable [^.]*|Failed to [^.]*" "$1" |
+		head -n 1 || true)
+	st=$(grep -ohE 'Failed status [0-9]+' "$1" | head -n 1 | grep -oE '[0-9]+$' || true)
+	[[ -n $st ]] && msg+="${msg:+, }status $st IBV_WC_${WC_STATUS[st]:-?}"
+	row=$(grep -oE '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$1" | tail -n 1 | awk '{ print $1 }' || true)
+	[[ -n $row ]] && msg+="${msg:+, }after the $row-byte row"
+	[[ -n $msg ]] && echo " ($msg)"
+	return 0
+}
+
+# local_perftest NAME SIZE TOOL ARGS...: perftest TOOL between the
+# rdma_pair ends, server on $SDEV, client on $CDEV, TCP port $LP_PORT
+# (advanced at each call); both must exit 0 within $TOOL_TIMEOUT seconds
+# (default 120) and show the results row for message size SIZE.
+LP_PORT=${LP_PORT:-19000}
+local_perftest() {
+	local name=$1 size=$2 tool=$3
+	shift 3
+	local port=$((LP_PORT++)) tmo=${TOOL_TIMEOUT:-120} srv=$RESULTS/$name-server.txt cli=$RESULTS/$name-client.txt
+	local spid src=0 crc=0 t0=$SECONDS
+
+	log "$name: $tool $*"
+	# Line-buffered: a run that is killed still shows how far it got.
+	timeout -k 5 "$tmo" stdbuf -oL -eL "$tool" -d "$SDEV" -x "$SG" -F \
+		-p "$port" "$@" >"$srv" 2>&1 &
+	spid=$!
+	wait_until 30 "$name: server listening on $port" \
+		bash -c "ss -ltn | grep -q ':$port '"
+	"${CNS[@]}" timeout -k 5 "$tmo" stdbuf -oL -eL "$tool" -d "$CDEV" -x "$CG" -F \
+		-p "$port" "$@" "$SADDR" >"$cli" 2>&1 || crc=$?
+	# A failed client can leave the server waiting for it (then 143).
+	((crc == 0)) || kill "$spid" 2>/dev/null || true
+	wait "$spid" || src=$?
+	if ((crc || src)); then
+		# perftest may die mid-line: end each with a newline, so that
+		# the FAIL line starts one.
+		echo "---- $name client (exit $crc)"; tail -n 30 "$cli"; echo
+		echo "---- $name server (exit $src)"; tail -n 30 "$srv"; echo
+		show_counters "$SDEV" "$CDEV"
+		((crc == 124 || crc == 137 || src == 124 || src == 137)) &&
+			fail "$name: timed out after ${tmo}s (client $crc, server $src)"
+		fail "$name: client exit $crc$(perftest_why "$cli"), server exit $src$(perftest_why "$srv")"
+	fi
+	perftest_has_row "$cli" "$size" ||
+		{ cat "$cli"; echo; fail "$name: client shows no $size-byte row"; }
+	if [[ $tool == ib_read_lat || $tool == ib_atomic_lat ]]; then
+		# Its server only serves the requests: no table, just the QPs.
+		grep -q 'remote address:' "$srv" ||
+			{ cat "$srv"; echo; fail "$name: server shows no remote address"; }
+	else
+		perftest_has_row "$srv" "$size" ||
+			{ cat "$srv"; echo; fail "$name: server shows no $size-byte row"; }
+	fi
+	log "$name: ok in $((SECONDS - t0))s"
+}
+
 PERFTEST_PORT=${PERFTEST_PORT:-18600}
 
 # perftest_pair BASE SECS SNS SDEV SGID CNS CDEV CGID SADDR PROG [ARGS...]

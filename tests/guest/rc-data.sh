@@ -22,29 +22,13 @@
 MTUS=(256 1024 4096)
 NETDEV_MTU=4500
 
-# GID table index of IPv4 address ADDR on DEV.
-gid_index() {		# DEV ADDR
-	gid_table "$1" | awk -v g="$(ipv4_gid "$2")" '$2 == g { print $1; exit }'
-}
-
-# show_counters DEV...: their non-zero port counters, for a failure report.
-show_counters() {
-	local d
-	for d in $(printf '%s\n' "$@" | sort -u); do
-		echo "---- $d counters: $(grep -H . "$(port_dir "$d")"/hw_counters/* 2>/dev/null |
-			awk -F: '$2 != 0 { sub(/.*\//, "", $1); printf "%s=%s ", $1, $2 }')"
-	done
-}
-
 # rc_data_matrix NAME DEV_A ADDR_A DEV_B ADDR_B [RC_DATA_OPTS]: every MTU,
 # both post APIs.
 rc_data_matrix() {
 	local name=$1 da=$2 aa=$3 db=$4 ab=$5 opts=${6:-} ga gb mtu api what out
 	local t0 rc x
-	wait_until 10 "$da GID for $aa" has_gid "$da" "$(ipv4_gid "$aa")"
-	wait_until 10 "$db GID for $ab" has_gid "$db" "$(ipv4_gid "$ab")"
-	ga=$(gid_index "$da" "$aa")
-	gb=$(gid_index "$db" "$ab")
+	ga=$(wait_roce_gid 10 "$da" "$aa") || fail "no RoCE v2 GID for $aa on $da"
+	gb=$(wait_roce_gid 10 "$db" "$ab") || fail "no RoCE v2 GID for $ab on $db"
 	for mtu in "${MTUS[@]}"; do
 		for api in post_send wr_api; do
 			what="$name: mtu $mtu $api"
