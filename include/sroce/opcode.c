@@ -121,6 +121,9 @@ const struct sroce_opcode_info sroce_opcodes[256] = {
 	       P_RC | P_REQ | P_SEND | P_PL | P_LAST | P_INV),
 	OPCODE(RC_SEND_ONLY_WITH_INVALIDATE, H_IETH,
 	       P_RC | P_REQ | P_SEND | P_PL | P_ONLY | P_INV),
+	/* IBTA 1.5: an 8-byte RDMA WRITE executed as a unit. */
+	OPCODE(RC_ATOMIC_WRITE, H_RETH,
+	       P_RC | P_REQ | P_WRITE | P_PL | P_ONLY),
 
 	SEND_WRITE_OPS(UC),
 

@@ -22,20 +22,24 @@ static int popcount(u32 v)
 	return __builtin_popcount(v);
 }
 
-/* 23 RC (0x00-0x14, 0x16, 0x17), 12 UC (0x20-0x2b), 2 UD (0x64, 0x65). */
+/*
+ * 24 RC (0x00-0x14, 0x16, 0x17, 0x1d), 12 UC (0x20-0x2b), 2 UD (0x64,
+ * 0x65).
+ */
 static void valid_set(void)
 {
 	int op, n = 0;
 
 	for (op = 0; op < 256; op++) {
 		bool want = op <= 0x14 || op == 0x16 || op == 0x17 ||
+			    op == 0x1d ||
 			    (op >= 0x20 && op <= 0x2b) ||
 			    op == 0x64 || op == 0x65;
 
 		CHECK_EQ(sroce_opcode_lookup(op) != NULL, want);
 		n += want;
 	}
-	CHECK_EQ(n, 37);
+	CHECK_EQ(n, 38);
 }
 
 static void invalid_entries_zero(void)
@@ -49,11 +53,10 @@ static void invalid_entries_zero(void)
 		if (memcmp(&sroce_opcodes[op], &zero, sizeof(zero)))
 			UNIT_FAIL("opcode 0x%02x: invalid entry not zero", op);
 	}
-	/* RD, CNP, reserved and the newer flush / atomic write opcodes. */
+	/* RD, CNP, reserved and the newer flush opcode. */
 	CHECK(!sroce_opcode_lookup(0x15));
 	CHECK(!sroce_opcode_lookup(0x18));
 	CHECK(!sroce_opcode_lookup(0x1c));
-	CHECK(!sroce_opcode_lookup(0x1d));
 	CHECK(!sroce_opcode_lookup(0x2c));
 	CHECK(!sroce_opcode_lookup(0x40));
 	CHECK(!sroce_opcode_lookup(0x60));
@@ -224,6 +227,8 @@ static const struct {
 	{ 0x17, "RC_SEND_ONLY_WITH_INVALIDATE", O(IETH), 16,
 	  { [SROCE_HDR_IETH] = 12 },
 	  F(REQ) | F(SEND) | F(PAYLOAD) | F(ONLY) | F(INV) },
+	{ 0x1d, "RC_ATOMIC_WRITE", O(RETH), 28,
+	  { [SROCE_HDR_RETH] = 12 }, F(REQ) | F(WRITE) | F(PAYLOAD) | F(ONLY) },
 	{ 0x20, "UC_SEND_FIRST", 0, 12, {0},
 	  F(REQ) | F(SEND) | F(PAYLOAD) | F(FIRST) },
 	{ 0x27, "UC_RDMA_WRITE_MIDDLE", 0, 12, {0},
@@ -272,6 +277,7 @@ static void enum_values(void)
 	CHECK_EQ(SROCE_OP_RC_RDMA_READ_REQUEST, 0x0c);
 	CHECK_EQ(SROCE_OP_RC_ACKNOWLEDGE, 0x11);
 	CHECK_EQ(SROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE, 0x17);
+	CHECK_EQ(SROCE_OP_RC_ATOMIC_WRITE, 0x1d);
 	CHECK_EQ(SROCE_OP_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, 0x2b);
 	CHECK_EQ(SROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE, 0x65);
 	CHECK(!strcmp(sroce_opcodes[0x0c].name, "RC_RDMA_READ_REQUEST"));

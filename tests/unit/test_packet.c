@@ -479,7 +479,7 @@ static void build_parse_roundtrip(void)
 			CALL(check_roundtrip(&f, pl));
 		}
 	}
-	CHECK_EQ(seen, 37);
+	CHECK_EQ(seen, 38);
 }
 
 UNIT_MAIN(UNIT_CASE(parse_ack), UNIT_CASE(parse_ud_send_imm),

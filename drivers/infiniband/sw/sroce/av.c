@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Address vectors from and to the RDMA core's rdma_ah_attr. */
 #include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "av.h"
@@ -42,6 +43,42 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 	rdma_gid2ip((struct sockaddr *)&av->saddr, &av->sgid);
 	rdma_gid2ip((struct sockaddr *)&av->daddr, &av->dgid);
 	return 0;
+}
+
+/*
+ * The AV a UD WQE carries itself (ah_num 0), as librxe writes it for a
+ * kernel that hands out no AH numbers. All of it is user-written: only
+ * the source GID index, the destination GID and the GRH fields are
+ * taken, and checked like an address handle's. The source address comes
+ * from our GID table; the user's MAC and socket addresses are ignored
+ * (the route decides where the packet goes). Any context.
+ */
+int sroce_av_from_user(struct ib_device *ibdev, const struct rxe_av *uav,
+		       struct sroce_av *av)
+{
+	struct rdma_ah_attr attr = {
+		.type = RDMA_AH_ATTR_TYPE_ROCE,
+		.ah_flags = IB_AH_GRH,
+		.port_num = 1,
+	};
+	const struct ib_gid_attr *sgid_attr;
+	int err;
+
+	if (uav->port_num != 1)
+		return -EINVAL;
+	sgid_attr = rdma_get_gid_attr(ibdev, 1, uav->grh.sgid_index);
+	if (IS_ERR(sgid_attr))
+		return PTR_ERR(sgid_attr);
+	memcpy(attr.grh.dgid.raw, uav->grh.dgid.raw, sizeof(attr.grh.dgid));
+	attr.grh.flow_label = uav->grh.flow_label;
+	attr.grh.sgid_index = uav->grh.sgid_index;
+	attr.grh.hop_limit = uav->grh.hop_limit;
+	attr.grh.traffic_class = uav->grh.traffic_class;
+	attr.grh.sgid_attr = sgid_attr;
+	err = sroce_av_from_attr(av, &attr);
+	/* The last reference is dropped in a work item: fine here. */
+	rdma_put_gid_attr(sgid_attr);
+	return err;
 }
 
 /* Fills what query_qp reports of the path; the core adds the sgid_attr. */

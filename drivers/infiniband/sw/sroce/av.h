@@ -10,6 +10,7 @@
 #include <linux/in6.h>
 #include <linux/if_ether.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
 
 struct sroce_av {
 	enum rdma_network_type network_type;	/* RDMA_NETWORK_IPV4 / _IPV6 */
@@ -27,6 +28,8 @@ struct sroce_av {
 };
 
 int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr);
+int sroce_av_from_user(struct ib_device *ibdev, const struct rxe_av *uav,
+		       struct sroce_av *av);
 void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *attr);
 
 #endif /* SROCE_AV_H */

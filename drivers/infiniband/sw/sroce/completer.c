@@ -42,6 +42,8 @@ static enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 		return IB_WC_LOCAL_INV;
 	case IB_WR_BIND_MW:
 		return IB_WC_BIND_MW;
+	case SROCE_WR_ATOMIC_WRITE:
+		return SROCE_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}
@@ -337,10 +339,7 @@ static void sroce_comp_read(struct sroce_qp *qp, struct sk_buff *skb,
 		st->done = true;
 		return;
 	}
-	l.sdev = to_sroce_dev(qp->ib_qp.device);
-	l.pd = qp->ib_qp.pd;
-	l.sge = wqe->dma.sge;
-	l.num = wqe->dma.num_sge;
+	l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma, qp->sq_max_sge);
 	status = sroce_sge_write_skb(&l, st->done_bytes, skb,
 				     sizeof(struct udphdr) + info->payload_off,
 				     want);
@@ -374,10 +373,7 @@ static void sroce_comp_atomic(struct sroce_qp *qp, struct sk_buff *skb,
 	if (wqe->wr.opcode == IB_WR_RDMA_READ)
 		return;
 	orig = sroce_atmack_orig(ack);
-	l.sdev = to_sroce_dev(qp->ib_qp.device);
-	l.pd = qp->ib_qp.pd;
-	l.sge = wqe->dma.sge;
-	l.num = wqe->dma.num_sge;
+	l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma, qp->sq_max_sge);
 	st->status = sroce_sge_write(&l, 0, &orig, sizeof(orig));
 	st->done = true;
 	sroce_comp_response_done(qp, idx, st, info->psn);

@@ -20,6 +20,14 @@
 #ifndef SROCE_CQ_H
 #define SROCE_CQ_H
 
+/*
+ * Completion of an ATOMIC WRITE, which the 6.1 kernel API does not know:
+ * a driver-private ib_wc_opcode, only ever posted to user CQs, where it
+ * becomes IBV_WC_ATOMIC_WRITE (9).
+ */
+#define SROCE_WC_ATOMIC_WRITE	((enum ib_wc_opcode)0x40)
+#define SROCE_UWC_ATOMIC_WRITE	9
+
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_user_verbs.h>

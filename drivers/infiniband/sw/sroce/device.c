@@ -31,6 +31,7 @@
 
 #include "sroce.h"
 #include "limits.h"
+#include "srq.h"
 
 static DEFINE_MUTEX(sroce_link_mutex);
 static DEFINE_SPINLOCK(sroce_dev_list_lock);
@@ -250,10 +251,13 @@ static void sroce_dealloc_driver(struct ib_device *ib_dev)
 	/* RCU readers (receive path, lookups) may still hold the pointer. */
 	synchronize_rcu();
 
+	/* Normally empty: the core detaches QPs before destroying them. */
+	sroce_mcast_cleanup(sdev);
 	sroce_udp_put(sdev->net);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	free_percpu(sdev->counters);
-	sroce_mr_table_destroy(&sdev->mrs);
+	/* The core destroyed every MR and MW before calling us. */
+	sroce_key_table_destroy(&sdev->keys);
 	/* The core destroyed every QP before calling us. */
 	WARN_ON(!xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->qp_xa);
@@ -331,10 +335,13 @@ static void sroce_dev_init_attrs(struct sroce_dev *sdev)
 	ib_set_device_ops(ib_dev, &sroce_ucontext_ops);
 	ib_set_device_ops(ib_dev, &sroce_pd_ops);
 	ib_set_device_ops(ib_dev, &sroce_mr_ops);
+	ib_set_device_ops(ib_dev, &sroce_mw_ops);
 	ib_set_device_ops(ib_dev, &sroce_mmap_ops);
 	ib_set_device_ops(ib_dev, &sroce_cq_ops);
 	ib_set_device_ops(ib_dev, &sroce_qp_ops);
+	ib_set_device_ops(ib_dev, &sroce_srq_ops);
 	ib_set_device_ops(ib_dev, &sroce_ah_ops);
+	ib_set_device_ops(ib_dev, &sroce_mcast_ops);
 }
 
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
@@ -368,9 +375,10 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	INIT_LIST_HEAD(&sdev->list);
 	INIT_LIST_HEAD(&sdev->tracked);
 	INIT_WORK(&sdev->unreg_work, sroce_unreg_work);
-	sroce_mr_table_init(&sdev->mrs);
+	sroce_key_table_init(&sdev->keys);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
+	sroce_mcast_init(sdev);
 	sdev->ndev = ndev;
 	sdev->net = dev_net(ndev);
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory regions: key table, lifetime, lookup and copy engine. The rules
- * (key layout, who holds references, what a reference guarantees) are
- * written down in mr.h.
+ * Memory regions: lifetime, lookup and copy engine. The rules (who holds
+ * references, what a reference guarantees, bound windows) are written
+ * down in mr.h; keys and the table they index, shared with memory
+ * windows, in keys.h.
  *
  * Address translation. Every kind of region is turned into "page + offset +
  * bytes left in that page", so that one copy loop serves all of them and the
@@ -26,9 +27,6 @@
 #include "limits.h"
 #include "mr.h"
 
-/* 24-bit index, 0 left out so that a zero key never names a region. */
-#define SROCE_MR_INDEX_LIMIT	XA_LIMIT(1, (1U << 24) - 1)
-
 #define SROCE_MR_RIGHTS		(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_WRITE | \
@@ -36,27 +34,6 @@
 #define SROCE_MR_REMOTE_RIGHTS	(IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_ATOMIC)
-
-/* --- table ------------------------------------------------------------- */
-
-void sroce_mr_table_init(struct sroce_mr_table *t)
-{
-	xa_init_flags(&t->xa, XA_FLAGS_ALLOC);
-	t->next = 1;
-	t->key_gen = 0;
-	atomic_set(&t->count, 0);
-}
-
-/*
- * The core destroys every user object, and kernel consumers must have
- * released theirs, before the device goes: an entry left here is a leak.
- */
-void sroce_mr_table_destroy(struct sroce_mr_table *t)
-{
-	WARN_ON(!xa_empty(&t->xa));
-	WARN_ON(atomic_read(&t->count));
-	xa_destroy(&t->xa);
-}
 
 /* --- creation and destruction ----------------------------------------- */
 
@@ -86,11 +63,10 @@ int sroce_mr_check_access(int access)
 struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, struct ib_pd *pd,
 				enum sroce_mr_kind kind)
 {
-	struct sroce_mr_table *t = &sdev->mrs;
 	struct sroce_mr *mr;
 	int ret;
 
-	if (atomic_inc_return(&t->count) > SROCE_MAX_MR) {
+	if (atomic_inc_return(&sdev->num_mr) > SROCE_MAX_MR) {
 		ret = -ENOMEM;
 		goto err_count;
 	}
@@ -107,22 +83,15 @@ struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, struct ib_pd *pd,
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
 
-	/* A NULL entry reserves the index: xa_load() returns NULL for it. */
-	xa_lock(&t->xa);
-	ret = __xa_alloc_cyclic(&t->xa, &mr->index, NULL,
-				SROCE_MR_INDEX_LIMIT, &t->next, GFP_KERNEL);
-	if (ret == 1)
-		t->key_gen++;	/* the cursor wrapped: see mr.h, "Keys" */
-	mr->key = mr->index << 8 | t->key_gen;
-	xa_unlock(&t->xa);
-	if (ret < 0) {
+	ret = sroce_key_reserve(&sdev->keys, &mr->index, &mr->key);
+	if (ret) {
 		kfree(mr);
 		goto err_count;
 	}
 	return mr;
 
 err_count:
-	atomic_dec(&t->count);
+	atomic_dec(&sdev->num_mr);
 	return ERR_PTR(ret);
 }
 
@@ -133,8 +102,6 @@ err_count:
 int sroce_mr_publish(struct sroce_mr *mr, enum sroce_mr_state state,
 		     int access, u64 iova, u64 length)
 {
-	void *old;
-
 	mr->state = state;
 	mr->access = access;
 	mr->iova = iova;
@@ -146,8 +113,7 @@ int sroce_mr_publish(struct sroce_mr *mr, enum sroce_mr_state state,
 	else
 		mr->ib_mr.rkey = 0;
 
-	old = xa_store(&mr->sdev->mrs.xa, mr->index, mr, GFP_KERNEL);
-	return xa_err(old);
+	return sroce_key_publish(&mr->sdev->keys, mr->index, mr, SROCE_KEY_MR);
 }
 
 static void sroce_mr_release_memory(struct sroce_mr *mr)
@@ -162,37 +128,58 @@ static void sroce_mr_release_memory(struct sroce_mr *mr)
 /* Undoes sroce_mr_alloc() and the set-up of a region never published. */
 void sroce_mr_free_unpublished(struct sroce_mr *mr)
 {
-	struct sroce_mr_table *t = &mr->sdev->mrs;
+	struct sroce_dev *sdev = mr->sdev;
 
-	xa_erase(&t->xa, mr->index);
+	sroce_key_erase(&sdev->keys, mr->index);
 	sroce_mr_release_memory(mr);
-	atomic_dec(&t->count);
+	atomic_dec(&sdev->num_mr);
 	kfree(mr);
 }
 
 /*
- * dereg_mr: unpublish, drop the owner's reference, wait for the data path
- * to drop its own, then unpin. Process context; sleeps.
+ * Makes the region invalid for good, unless windows are bound to it
+ * (-EBUSY, and nothing changes). Lookups that already found the pointer
+ * fail from now on, and no window can be bound to it any more. Any
+ * context.
  */
-void sroce_mr_destroy(struct sroce_mr *mr)
+int sroce_mr_retire(struct sroce_mr *mr)
 {
-	struct sroce_mr_table *t = &mr->sdev->mrs;
 	unsigned long flags;
+	int ret = 0;
 
-	/* Lookups that already found the pointer fail from now on... */
 	write_seqlock_irqsave(&mr->reg_lock, flags);
-	mr->state = SROCE_MR_DEAD;
+	if (mr->num_mw)
+		ret = -EBUSY;
+	else
+		mr->state = SROCE_MR_DEAD;
 	write_sequnlock_irqrestore(&mr->reg_lock, flags);
-	/* ...and no new lookup finds it. */
-	xa_erase(&t->xa, mr->index);
+	return ret;
+}
+
+/*
+ * dereg_mr: retire, unpublish, drop the owner's reference, wait for the
+ * data path to drop its own, then unpin. -EBUSY while windows are bound.
+ * Process context; sleeps.
+ */
+int sroce_mr_destroy(struct sroce_mr *mr)
+{
+	struct sroce_dev *sdev = mr->sdev;
+	int ret;
+
+	ret = sroce_mr_retire(mr);
+	if (ret)
+		return ret;
+	/* No new lookup finds it. */
+	sroce_key_erase(&sdev->keys, mr->index);
 
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->released);
 
 	sroce_mr_release_memory(mr);
-	atomic_dec(&t->count);
-	/* A lookup may still be between xa_load() and its failed get. */
+	atomic_dec(&sdev->num_mr);
+	/* A lookup may still be between finding it and its failed get. */
 	kfree_rcu(mr, rcu);
+	return 0;
 }
 
 /* Builds the page array of a user region from its pinned umem. */
@@ -308,65 +295,92 @@ out:
 
 /*
  * LOCAL_INV and SEND_WITH_INV: the fast-reg region named @key becomes free.
- * Invalidating anything else, or with the wrong key or PD (@pd NULL skips
- * that check), is -EINVAL. Any context. Holders of references are not
- * waited for (mr.h).
+ * Invalidating anything else, with the wrong key or PD (@pd NULL skips
+ * that check), or while windows are bound to it, is -EINVAL. Any context,
+ * under RCU. Holders of references are not waited for (mr.h).
  */
-int sroce_mr_invalidate(struct sroce_dev *sdev, u32 key, struct ib_pd *pd)
+int sroce_mr_invalidate(struct sroce_mr *mr, u32 key, struct ib_pd *pd)
 {
-	struct sroce_mr *mr;
 	unsigned long flags;
 	int ret = -EINVAL;
 
-	rcu_read_lock();
-	mr = xa_load(&sdev->mrs.xa, key >> 8);
-	if (mr && mr->kind == SROCE_MR_FAST_REG && (!pd || mr->pd == pd)) {
-		/* The lock also orders us against dereg's move to DEAD. */
-		write_seqlock_irqsave(&mr->reg_lock, flags);
-		if (mr->state != SROCE_MR_DEAD && mr->key == key) {
-			mr->state = SROCE_MR_FREE;
-			ret = 0;
-		}
-		write_sequnlock_irqrestore(&mr->reg_lock, flags);
+	if (mr->kind != SROCE_MR_FAST_REG || (pd && mr->pd != pd))
+		return -EINVAL;
+	/* The lock also orders us against dereg's move to DEAD. */
+	write_seqlock_irqsave(&mr->reg_lock, flags);
+	if (mr->state != SROCE_MR_DEAD && mr->key == key && !mr->num_mw) {
+		mr->state = SROCE_MR_FREE;
+		ret = 0;
 	}
-	rcu_read_unlock();
+	write_sequnlock_irqrestore(&mr->reg_lock, flags);
 	return ret;
 }
 
-/* --- lookup ----------------------------------------------------------- */
+/* --- memory windows ---------------------------------------------------- */
 
-/* [iova, iova + len) inside [start, start + size), without overflow. */
-static bool sroce_mr_range_ok(u64 start, u64 size, u64 iova, u64 len)
+int sroce_mr_bind_window(struct sroce_mr *mr, u32 key)
 {
-	return len <= size && iova >= start && iova - start <= size - len;
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	write_seqlock_irqsave(&mr->reg_lock, flags);
+	if (mr->state == SROCE_MR_VALID && mr->key == key) {
+		mr->num_mw++;
+		ret = 0;
+	}
+	write_sequnlock_irqrestore(&mr->reg_lock, flags);
+	return ret;
 }
+
+void sroce_mr_unbind_window(struct sroce_mr *mr)
+{
+	unsigned long flags;
+
+	write_seqlock_irqsave(&mr->reg_lock, flags);
+	if (!WARN_ON_ONCE(!mr->num_mw))
+		mr->num_mw--;
+	write_sequnlock_irqrestore(&mr->reg_lock, flags);
+}
+
+/* --- lookup ----------------------------------------------------------- */
 
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key,
 			      struct ib_pd *pd, int access, u64 iova,
 			      u64 length, enum ib_wc_status *err)
 {
+	enum sroce_key_kind kind;
 	struct sroce_mr *mr;
-	unsigned int seq;
-	bool ok;
 
 	*err = access & SROCE_MR_REMOTE_RIGHTS ? IB_WC_REM_ACCESS_ERR :
 						 IB_WC_LOC_PROT_ERR;
 
 	rcu_read_lock();
-	mr = xa_load(&sdev->mrs.xa, key >> 8);
-	if (mr && !refcount_inc_not_zero(&mr->ref))
+	mr = sroce_key_lookup_rcu(&sdev->keys, key, &kind);
+	/* A window's key is no L_Key: windows serve remote access only. */
+	if (mr && kind == SROCE_KEY_MR)
+		mr = sroce_mr_get_rcu(mr, key, pd, access, iova, length);
+	else
 		mr = NULL;
 	rcu_read_unlock();
-	if (!mr)
-		return NULL;
+	return mr;
+}
 
+struct sroce_mr *sroce_mr_get_rcu(struct sroce_mr *mr, u32 key,
+				  struct ib_pd *pd, int access, u64 iova,
+				  u64 length)
+{
+	unsigned int seq;
+	bool ok;
+
+	if (!refcount_inc_not_zero(&mr->ref))
+		return NULL;
 	if (pd && mr->pd != pd)
 		goto fail;
 	do {
 		seq = read_seqbegin(&mr->reg_lock);
 		ok = mr->state == SROCE_MR_VALID && mr->key == key &&
 		     !(access & ~mr->access) &&
-		     sroce_mr_range_ok(mr->iova, mr->length, iova, length);
+		     sroce_range_ok(mr->iova, mr->length, iova, length);
 	} while (read_seqretry(&mr->reg_lock, seq));
 	if (ok)
 		return mr;
@@ -409,7 +423,7 @@ static int sroce_mr_view(struct sroce_mr *mr, u64 iova, u64 len,
 		v->fr_shift = mr->fr_shift;
 	} while (read_seqretry(&mr->reg_lock, seq));
 
-	if (!valid || !sroce_mr_range_ok(v->iova, v->length, iova, len))
+	if (!valid || !sroce_range_ok(v->iova, v->length, iova, len))
 		return -EFAULT;
 	return 0;
 }
@@ -581,10 +595,12 @@ int sroce_mr_page(struct sroce_mr *mr, u64 iova, struct page **page,
  * respect to everything: other sroce atomics on this or another device
  * (the same memory may be registered twice) and the CPU's own atomics,
  * e.g. a local process. No lock is needed. The value is in host order.
- * Returns 0, -EINVAL if misaligned, -EFAULT if not inside the region.
+ * An atomic write is a single 64-bit store, ordered after everything the
+ * responder wrote before it (release). Returns 0, -EINVAL if misaligned,
+ * -EFAULT if not inside the region.
  */
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
-		    u64 compare_or_add, u64 swap, u64 *orig)
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
+		    u64 arg, u64 swap, u64 *orig)
 {
 	struct sroce_mr_view v;
 	struct page *page;
@@ -607,12 +623,19 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
 
 	va = kmap_local_page(page);
 	p = va + offset;
-	if (cmp_swap) {
-		old = cmpxchg64(p, compare_or_add, swap);
-	} else {
+	switch (op) {
+	case SROCE_ATOMIC_CMP_SWAP:
+		old = cmpxchg64(p, arg, swap);
+		break;
+	case SROCE_ATOMIC_FETCH_ADD:
 		old = READ_ONCE(*p);
-		while (!try_cmpxchg64(p, &old, old + compare_or_add))
+		while (!try_cmpxchg64(p, &old, old + arg))
 			;
+		break;
+	default:
+		smp_store_release(p, swap);
+		old = 0;
+		break;
 	}
 	flush_dcache_page(page);
 	kunmap_local(va);

@@ -1,20 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Memory regions: the key table, the lookup the data path uses to turn an
+ * Memory regions: the objects, the lookup the data path uses to turn an
  * L_Key/R_Key into memory, and the copy engine that moves bytes in and out.
  *
- * Keys. lkey == rkey == index << 8 | key byte. The 24-bit index comes from
- * a per-device xarray allocated cyclically, so a freed index is handed out
- * again only after the cursor went once round the whole space; every wrap
- * bumps the key byte given to new registrations, so a stale key matches a
- * new region only after 256 wraps (2^32 registrations). Index 0 is never
- * used: a zeroed SGE never names a region. Fast-registration MRs take a new
- * key byte from each IB_WR_REG_MR, as the consumer asks.
+ * Keys. lkey == rkey, from the key table shared with memory windows
+ * (keys.h). Fast-registration MRs take a new key byte from each
+ * IB_WR_REG_MR, as the consumer asks.
  *
  * Lifetime of a struct sroce_mr:
  *  - created by a verb with one reference, owned by the verb's object (the
  *    uverbs uobject, the PD's internal DMA MR, or the kernel consumer);
- *  - published in the table, from which the data path takes references
+ *  - published in the key table, from which the data path takes references
  *    under RCU with refcount_inc_not_zero();
  *  - dereg_mr unpublishes it, marks it invalid, drops the owner's reference
  *    and sleeps until the data path dropped all of its own; whoever drops
@@ -26,6 +22,12 @@
  * for holders. The data path must not hold a reference across a wait on the
  * network (dereg would block until it drops it): take it per packet or per
  * WQE segment that is processed without sleeping on a peer.
+ *
+ * Memory windows bound to a region do not hold references: they are
+ * counted in @num_mw, under @reg_lock, and while that is not zero the region
+ * can be neither deregistered (IBTA: dereg fails while windows are bound),
+ * re-registered nor invalidated. So a bound window's pointer to its region
+ * stays good without keeping dereg waiting.
  */
 #ifndef SROCE_MR_H
 #define SROCE_MR_H
@@ -35,24 +37,11 @@
 #include <linux/refcount.h>
 #include <linux/seqlock.h>
 #include <linux/skbuff.h>
-#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
-struct sroce_dev;
+#include "keys.h"
 
-/* Per-device key table, embedded in struct sroce_dev. */
-struct sroce_mr_table {
-	/*
-	 * index -> struct sroce_mr. Written under the xarray's own lock, from
-	 * process context only (verbs); read under RCU from any context.
-	 */
-	struct xarray xa;
-	/* Allocation cursor and wrap count; protected by the xarray lock. */
-	u32 next;
-	u8 key_gen;
-	/* Live regions of every kind, checked against SROCE_MAX_MR. */
-	atomic_t count;
-};
+struct sroce_dev;
 
 enum sroce_mr_kind {
 	SROCE_MR_DMA,		/* get_dma_mr: kernel virtual addresses */
@@ -63,7 +52,7 @@ enum sroce_mr_kind {
 enum sroce_mr_state {
 	SROCE_MR_FREE,		/* fast-reg MR not registered, or invalidated */
 	SROCE_MR_VALID,
-	SROCE_MR_DEAD,		/* dereg_mr has begun */
+	SROCE_MR_DEAD,		/* dereg_mr or a re-registration has begun */
 };
 
 struct sroce_mr {
@@ -83,6 +72,7 @@ struct sroce_mr {
 	 */
 	seqlock_t reg_lock;
 	enum sroce_mr_state state;
+	u32 num_mw;		/* windows bound to it; under @reg_lock */
 	u32 key;		/* lkey == rkey; ib_mr.rkey is 0 without remote rights */
 	int access;
 	u64 iova;
@@ -123,15 +113,19 @@ static inline struct sroce_mr *to_sroce_mr(struct ib_mr *ib_mr)
 	return container_of(ib_mr, struct sroce_mr, ib_mr);
 }
 
-void sroce_mr_table_init(struct sroce_mr_table *t);
-void sroce_mr_table_destroy(struct sroce_mr_table *t);
+/* [iova, iova + len) inside [start, start + size), without overflow. */
+static inline bool sroce_range_ok(u64 start, u64 size, u64 iova, u64 len)
+{
+	return len <= size && iova >= start && iova - start <= size - len;
+}
 
 /* Creation and destruction, for verbs_mr.c. */
 struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, struct ib_pd *pd,
 				enum sroce_mr_kind kind);
 int sroce_mr_publish(struct sroce_mr *mr, enum sroce_mr_state state,
 		     int access, u64 iova, u64 length);
-void sroce_mr_destroy(struct sroce_mr *mr);
+int sroce_mr_destroy(struct sroce_mr *mr);
+int sroce_mr_retire(struct sroce_mr *mr);
 void sroce_mr_free_unpublished(struct sroce_mr *mr);
 int sroce_mr_check_access(int access);
 int sroce_mr_set_umem(struct sroce_mr *mr, struct ib_umem *umem);
@@ -150,6 +144,10 @@ int sroce_mr_map_sg(struct sroce_mr *mr, struct scatterlist *sg, int nents,
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key,
 			      struct ib_pd *pd, int access, u64 iova,
 			      u64 length, enum ib_wc_status *err);
+/* The same checks on @mr, found by the caller under rcu_read_lock(). */
+struct sroce_mr *sroce_mr_get_rcu(struct sroce_mr *mr, u32 key,
+				  struct ib_pd *pd, int access, u64 iova,
+				  u64 length);
 
 static inline void sroce_mr_put(struct sroce_mr *mr)
 {
@@ -159,7 +157,15 @@ static inline void sroce_mr_put(struct sroce_mr *mr)
 
 /* Fast registration, for IB_WR_REG_MR / LOCAL_INV / SEND_WITH_INV. */
 int sroce_mr_fast_reg(struct sroce_mr *mr, u32 key, int access);
-int sroce_mr_invalidate(struct sroce_dev *sdev, u32 key, struct ib_pd *pd);
+/* Under rcu_read_lock(), on an @mr the caller looked up (keys.c). */
+int sroce_mr_invalidate(struct sroce_mr *mr, u32 key, struct ib_pd *pd);
+
+/*
+ * Memory windows (mw.c): count a window bound to @mr, which must still be
+ * the valid registration named by @key; -EINVAL if it is not. Any context.
+ */
+int sroce_mr_bind_window(struct sroce_mr *mr, u32 key);
+void sroce_mr_unbind_window(struct sroce_mr *mr);
 
 /*
  * Copy engine. Any context (pages are mapped with kmap_local_page); the
@@ -174,7 +180,13 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 		      const struct sk_buff *skb, int skb_offset, u32 len);
 int sroce_mr_page(struct sroce_mr *mr, u64 iova, struct page **page,
 		  u32 *offset, u32 *len_in_page);
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
-		    u64 compare_or_add, u64 swap, u64 *orig);
+enum sroce_atomic_op {
+	SROCE_ATOMIC_CMP_SWAP,		/* *orig = old; if old == arg: swap */
+	SROCE_ATOMIC_FETCH_ADD,		/* *orig = old; old + arg */
+	SROCE_ATOMIC_WRITE,		/* store swap; *orig = 0 */
+};
+
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
+		    u64 arg, u64 swap, u64 *orig);
 
 #endif /* SROCE_MR_H */

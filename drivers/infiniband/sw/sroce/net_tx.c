@@ -5,13 +5,15 @@
  * identification field included), so it must be computed after the
  * header exists and before the packet leaves.
  *
- * A destination that is a local address (another sroce device on this
- * host) goes through the local route like any other; the receive side
- * finds the device that owns the address.
+ * A destination that an sroce device of this host owns is delivered to
+ * it directly (sroce_tx_local()). Anything else is routed; a connected
+ * QP keeps its route in a dst_cache, which the FIB invalidates when
+ * routes change.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/dst_cache.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
@@ -66,8 +68,10 @@ struct sk_buff *sroce_tx_build(struct sroce_dev *sdev,
 	return skb;
 }
 
+/* The cache (if any) only ever holds routes for this AV. */
 static struct dst_entry *sroce_route4(struct sroce_dev *sdev,
-				      const struct sroce_av *av)
+				      const struct sroce_av *av,
+				      struct dst_cache *cache)
 {
 	struct flowi4 fl = {
 		.flowi4_oif = sdev->ndev->ifindex,
@@ -75,13 +79,25 @@ static struct dst_entry *sroce_route4(struct sroce_dev *sdev,
 		.daddr = av->daddr.in4.sin_addr.s_addr,
 		.saddr = av->saddr.in4.sin_addr.s_addr,
 	};
-	struct rtable *rt = ip_route_output_key(sdev->net, &fl);
+	struct rtable *rt;
+	__be32 saddr;
 
-	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
+	if (cache) {
+		rt = dst_cache_get_ip4(cache, &saddr);
+		if (rt)
+			return &rt->dst;
+	}
+	rt = ip_route_output_key(sdev->net, &fl);
+	if (IS_ERR(rt))
+		return ERR_CAST(rt);
+	if (cache)
+		dst_cache_set_ip4(cache, &rt->dst, fl.saddr);
+	return &rt->dst;
 }
 
 static struct dst_entry *sroce_route6(struct sroce_dev *sdev,
-				      const struct sroce_av *av)
+				      const struct sroce_av *av,
+				      struct dst_cache *cache)
 {
 	struct flowi6 fl = {
 		.flowi6_oif = sdev->ndev->ifindex,
@@ -89,10 +105,20 @@ static struct dst_entry *sroce_route6(struct sroce_dev *sdev,
 		.daddr = av->daddr.in6.sin6_addr,
 		.saddr = av->saddr.in6.sin6_addr,
 	};
+	struct dst_entry *dst;
+	struct in6_addr saddr;
 
 	if (!IS_ENABLED(CONFIG_IPV6) || !ipv6_stub->ipv6_dst_lookup_flow)
 		return ERR_PTR(-EAFNOSUPPORT);
-	return ipv6_stub->ipv6_dst_lookup_flow(sdev->net, NULL, &fl, NULL);
+	if (cache) {
+		dst = dst_cache_get_ip6(cache, &saddr);
+		if (dst)
+			return dst;
+	}
+	dst = ipv6_stub->ipv6_dst_lookup_flow(sdev->net, NULL, &fl, NULL);
+	if (!IS_ERR(dst) && cache)
+		dst_cache_set_ip6(cache, dst, &fl.saddr);
+	return dst;
 }
 
 static void sroce_push_udp(struct sk_buff *skb, u16 src_port)
@@ -179,7 +205,7 @@ static bool sroce_tx_local(struct sroce_dev *sdev, const struct sroce_av *av,
 }
 
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
-		  struct sk_buff *skb, u16 src_port)
+		  struct sk_buff *skb, u16 src_port, struct dst_cache *cache)
 {
 	bool ipv6 = av->network_type == RDMA_NETWORK_IPV6;
 	unsigned int bth_len;
@@ -192,11 +218,6 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	 * length is a multiple of 4, so the whole length pads like the payload.
 	 */
 	skb_put_zero(skb, sroce_pad_count(skb->len));
-	dst = ipv6 ? sroce_route6(sdev, av) : sroce_route4(sdev, av);
-	if (IS_ERR(dst)) {
-		kfree_skb(skb);
-		return PTR_ERR(dst);
-	}
 
 	/* skb->data is the BTH; headers go in front, the ICRC behind. */
 	bth_len = skb->len;
@@ -206,10 +227,14 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		sroce_push_ipv6(skb, av);
 	else
 		sroce_push_ipv4(sdev, skb, av);
-
-	if (sroce_tx_local(sdev, av, skb)) {
-		dst_release(dst);
+	if (sroce_tx_local(sdev, av, skb))
 		return 0;
+
+	dst = ipv6 ? sroce_route6(sdev, av, cache) :
+		     sroce_route4(sdev, av, cache);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
 	}
 	icrc = sroce_icrc_calc(skb_network_header(skb), ipv6,
 			       skb_transport_header(skb),

@@ -2,11 +2,16 @@
 /*
  * Queue pairs and their transport state.
  *
- * Lifetime: the RDMA core allocates struct sroce_qp and frees it after
- * destroy_qp returns. The receive path looks a QP up under RCU and takes a
- * reference (refcnt) while it queues a packet; destroy removes the QPN,
- * waits for an RCU grace period and the last reference, stops the timers
- * and the engine's work item, and only then lets the core free the memory.
+ * Lifetime: the RDMA core allocates struct sroce_qp and frees it (at
+ * once, not after a grace period) when destroy_qp returns. The QPN table
+ * therefore does not point at the QP but at a small handle of our own
+ * (struct sroce_qp_ref) that holds the reference count and is freed with
+ * kfree_rcu(): a lookup under RCU only touches the handle until it has a
+ * reference, and only then the QP. Destroy removes the QPN, drops the
+ * creation reference, waits for the last one (receive paths hold theirs
+ * only while they queue a packet), stops the timers and the engine's
+ * work item, and only then lets the core free the QP. No grace period is
+ * waited for: destroying thousands of QPs stays fast.
  *
  * Execution: all transport work of a QP - requester, completer, responder,
  * timers' consequences, flushes - runs in its engine (engine.c), one run
@@ -33,6 +38,7 @@
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "av.h"
@@ -103,9 +109,14 @@ struct sroce_resp {
 	u64 va;
 	u32 rkey;
 	u32 dma_len;
-	/* Kernel copy of the receive WQE a SEND lands in (RQ slot size). */
+	/*
+	 * Kernel copy of the receive WQE a SEND lands in (rq_slot_size).
+	 * From the QP's RQ it stays in its slot until it completes; from an
+	 * SRQ it left the ring when taken, and only this copy is left.
+	 */
 	void *rwqe;
 	bool have_rwqe;
+	bool last_wqe_reported;	/* SRQ: LAST_WQE_REACHED raised in ERR */
 	/* Read/atomic resources, a ring of SROCE_MAX_RD_ATOMIC entries. */
 	struct sroce_resp_res *res;
 	u32 res_next;		/* slot of the next new resource */
@@ -119,16 +130,32 @@ enum {
 	SROCE_ENG_RNR,		/* the RNR timer fired */
 };
 
+/*
+ * IBV_WR_ATOMIC_WRITE as librxe writes it into the send ring (rdma-core
+ * v44: 8-byte value in dma.inline_data, no SGEs); the 6.1 kernel has no
+ * IB_WR_ opcode for it, so only user QPs can post it.
+ */
+#define SROCE_WR_ATOMIC_WRITE	15
+
+/* What the QPN table points at; see "Lifetime" above. */
+struct sroce_qp_ref {
+	refcount_t count;
+	struct completion released;	/* count reached zero */
+	struct sroce_qp *qp;
+	struct rcu_head rcu;
+};
+
 struct sroce_qp {
 	struct ib_qp ib_qp;
 
-	refcount_t refcnt;
-	struct completion released;
+	struct sroce_qp_ref *ref;
 	bool user;
 
 	struct mutex lock;
 	struct ib_qp_attr attr;
 	struct sroce_av av;
+	/* Route to av (connected QPs); reset when av changes, eng_lock. */
+	struct dst_cache dst_cache;
 
 	/* Engine (engine.c). */
 	spinlock_t eng_lock;
@@ -152,8 +179,10 @@ struct sroce_qp {
 	bool sig_all;
 	struct sroce_req req;
 
+	/* Receive WQEs come from the QP's own RQ or from an SRQ. */
 	struct sroce_queue rq;
 	bool has_rq;
+	struct sroce_srq *srq;
 	u32 rq_max_sge;
 	u32 rq_slot_size;
 	struct sroce_resp resp;

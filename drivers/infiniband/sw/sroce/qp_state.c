@@ -9,12 +9,13 @@
 #include <rdma/rdma_user_rxe.h>
 #include <rdma/ib_user_verbs.h>
 
+#include <sroce/bth.h>
+#include <sroce/psn.h>
+
 #include "sroce.h"
 #include "limits.h"
 #include "cq.h"
 #include "qp.h"
-
-#define SROCE_PSN_MASK		0xffffff
 
 static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 			       int mask, struct sroce_av *av)
@@ -40,7 +41,7 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
 		return -EINVAL;
-	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_PSN_MASK)
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_BTH_QPN_MASK)
 		return -EINVAL;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
@@ -77,9 +78,9 @@ static void sroce_qp_apply_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_RNR_RETRY)
 		cur->rnr_retry = attr->rnr_retry;
 	if (mask & IB_QP_RQ_PSN)
-		cur->rq_psn = attr->rq_psn & SROCE_PSN_MASK;
+		cur->rq_psn = sroce_psn_mask(attr->rq_psn);
 	if (mask & IB_QP_SQ_PSN)
-		cur->sq_psn = attr->sq_psn & SROCE_PSN_MASK;
+		cur->sq_psn = sroce_psn_mask(attr->sq_psn);
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		cur->max_rd_atomic = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
@@ -118,8 +119,10 @@ static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if (!ib_modify_qp_is_ok(cur, next, qp->ib_qp.qp_type, mask))
 		return -EINVAL;
 	sroce_qp_apply_attr(qp, attr, mask);
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
 		qp->av = *av;
+		dst_cache_reset(&qp->dst_cache);
+	}
 	/*
 	 * Both ends segment and check read responses at the path MTU they
 	 * agreed on: it is used as given, not clamped to the port's.

@@ -4,12 +4,14 @@
  * socket. Validates the transport headers and the ICRC without copying
  * the packet (the ICRC is computed across the skb fragments in place).
  *
- * A valid packet is queued for the engine of its destination QP.
+ * A valid packet is queued for the engine of its destination QP, or,
+ * for the multicast QPN, of every QP attached to its group (mcast.c).
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/ipv6.h>
 
 #include <sroce/icrc.h>
 #include <sroce/packet.h>
@@ -58,6 +60,13 @@ static bool sroce_recv_icrc_ok(struct sk_buff *skb, const struct udphdr *udph,
 	return sroce_icrc_final(state) == wire_icrc;
 }
 
+static bool sroce_recv_daddr_multicast(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ipv4_is_multicast(ip_hdr(skb)->daddr);
+	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+}
+
 /*
  * @skb: data at the UDP header, network header set. @local: handed over
  * by sroce_tx_send() on this host, never on a wire: it has no ICRC.
@@ -93,6 +102,14 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool local)
 		sroce_count(sdev, SROCE_CNT_RX_BAD_ICRC);
 		goto drop;
 	}
+
+	if (info.dest_qpn == IB_MULTICAST_QPN) {
+		sroce_mcast_recv(sdev, skb, &info);
+		return;
+	}
+	/* A multicast destination is for the multicast QPN only. */
+	if (sroce_recv_daddr_multicast(skb))
+		goto bad_header;
 
 	qp = sroce_qp_get(sdev, info.dest_qpn);
 	if (!qp) {

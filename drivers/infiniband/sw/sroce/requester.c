@@ -25,7 +25,8 @@
 #include "sroce.h"
 #include "ah.h"
 #include "limits.h"
-#include "mr.h"
+#include "keys.h"
+#include "mw.h"
 #include "net_tx.h"
 #include "qp.h"
 #include "sge.h"
@@ -43,11 +44,13 @@ static bool sroce_req_op_allowed(const struct sroce_qp *qp, u32 op)
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_LOCAL_INV:
+	case IB_WR_BIND_MW:
 		return qp->ib_qp.qp_type != IB_QPT_UD;
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_SEND_WITH_INV:
+	case SROCE_WR_ATOMIC_WRITE:
 		return sroce_qp_is_rc(qp);
 	default:
 		return false;
@@ -60,10 +63,16 @@ static bool sroce_wr_is_atomic(u32 op)
 	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* Executed by the requester itself: no packet, no SGEs. */
+static bool sroce_wr_is_local(u32 op)
+{
+	return op == IB_WR_LOCAL_INV || op == IB_WR_BIND_MW;
+}
+
 static bool sroce_wr_carries_data(u32 op)
 {
 	return op != IB_WR_RDMA_READ && !sroce_wr_is_atomic(op) &&
-	       op != IB_WR_LOCAL_INV;
+	       !sroce_wr_is_local(op);
 }
 
 /* Validates a copied WQE and computes its message length. */
@@ -78,8 +87,12 @@ static enum ib_wc_status sroce_req_check(const struct sroce_qp *qp,
 	*len = 0;
 	if (!sroce_req_op_allowed(qp, op))
 		return IB_WC_LOC_QP_OP_ERR;
-	if (op == IB_WR_LOCAL_INV)
+	if (sroce_wr_is_local(op))
 		return IB_WC_SUCCESS;
+	if (op == SROCE_WR_ATOMIC_WRITE) {
+		*len = sizeof(u64);
+		return IB_WC_SUCCESS;
+	}
 	if (wqe->wr.send_flags & IB_SEND_INLINE) {
 		if (!sroce_wr_carries_data(op))
 			return IB_WC_LOC_QP_OP_ERR;
@@ -124,7 +137,7 @@ static struct sroce_send_state *sroce_req_fetch(struct sroce_qp *qp)
 	st->rd_atomic = wqe->wr.opcode == IB_WR_RDMA_READ ||
 			sroce_wr_is_atomic(wqe->wr.opcode);
 
-	if (st->status != IB_WC_SUCCESS || wqe->wr.opcode == IB_WR_LOCAL_INV)
+	if (st->status != IB_WC_SUCCESS || sroce_wr_is_local(wqe->wr.opcode))
 		npkts = 0;
 	else if (sroce_wr_is_atomic(wqe->wr.opcode) ||
 		 qp->ib_qp.qp_type == IB_QPT_UD)
@@ -147,6 +160,8 @@ static u8 sroce_req_opcode(const struct sroce_qp *qp, u32 op, bool first,
 						   SROCE_OP_TRANSPORT_RC;
 	u8 code;
 
+	if (op == SROCE_WR_ATOMIC_WRITE)
+		return SROCE_OP_RC_ATOMIC_WRITE;
 	if (op == IB_WR_SEND_WITH_INV && last)
 		return first ? SROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE :
 			       SROCE_OP_RC_SEND_LAST_WITH_INVALIDATE;
@@ -178,20 +193,8 @@ int sroce_send_packet(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 
 	return sroce_tx_send(sdev, &qp->av, skb,
-			     sroce_req_sport(qp, qp->attr.dest_qp_num));
-}
-
-static struct sroce_sge_list sroce_wqe_sges(struct sroce_qp *qp,
-					    const struct rxe_send_wqe *wqe)
-{
-	struct sroce_sge_list l = {
-		.sdev = to_sroce_dev(qp->ib_qp.device),
-		.pd = qp->ib_qp.pd,
-		.sge = wqe->dma.sge,
-		.num = wqe->dma.num_sge,
-	};
-
-	return l;
+			     sroce_req_sport(qp, qp->attr.dest_qp_num),
+			     &qp->dst_cache);
 }
 
 /* Appends @len payload bytes of @wqe from message offset @offset. */
@@ -200,10 +203,13 @@ static enum ib_wc_status sroce_req_gather(struct sroce_qp *qp,
 					  u32 offset, struct sk_buff *skb,
 					  u32 len)
 {
-	struct sroce_sge_list l = sroce_wqe_sges(qp, wqe);
+	struct sroce_sge_list l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma,
+						   qp->sq_max_sge);
 	void *dst = skb_put(skb, len);
 
-	if (wqe->wr.send_flags & IB_SEND_INLINE) {
+	/* An atomic write's value sits where inline data would. */
+	if ((wqe->wr.send_flags & IB_SEND_INLINE) ||
+	    wqe->wr.opcode == SROCE_WR_ATOMIC_WRITE) {
 		memcpy(dst, wqe->dma.inline_data + offset, len);
 		return IB_WC_SUCCESS;
 	}
@@ -234,8 +240,10 @@ static int sroce_req_send_ud(struct sroce_qp *qp,
 	struct sroce_av av;
 	struct sk_buff *skb;
 
-	/* ah_num 0 is the old-kernel embedded AV: not served. */
-	if (sroce_ah_lookup_av(sdev, wqe->wr.wr.ud.ah_num, qp->ib_qp.pd, &av))
+	/* ah_num 0: the AV is in the WQE (the provider's old-kernel way). */
+	if (wqe->wr.wr.ud.ah_num ?
+	    sroce_ah_lookup_av(sdev, wqe->wr.wr.ud.ah_num, qp->ib_qp.pd, &av) :
+	    sroce_av_from_user(&sdev->ib_dev, &wqe->wr.wr.ud.av, &av))
 		return IB_WC_LOC_QP_OP_ERR;
 	/* Bit 31 set: use the QP's own Q_Key (IBTA 10.2.4). */
 	if (f.qkey & 0x80000000)
@@ -253,7 +261,7 @@ static int sroce_req_send_ud(struct sroce_qp *qp,
 		return status;
 	}
 	/* A datagram lost in the network is not an error of the sender. */
-	sroce_tx_send(sdev, &av, skb, sroce_req_sport(qp, f.dest_qpn));
+	sroce_tx_send(sdev, &av, skb, sroce_req_sport(qp, f.dest_qpn), NULL);
 	return IB_WC_SUCCESS;
 }
 
@@ -373,16 +381,19 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_send_state *st)
 static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 			  struct sroce_send_state *st)
 {
-	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	bool last = true;
 	int ret;
 
 	switch (wqe->wr.opcode) {
 	case IB_WR_LOCAL_INV:
-		if (sroce_mr_invalidate(sdev, wqe->wr.ex.invalidate_rkey,
-					qp->ib_qp.pd))
+		/* A fast-reg region or a type 2 window of the QP's PD. */
+		if (sroce_key_invalidate(&qp->ib_qp,
+					 wqe->wr.ex.invalidate_rkey, false))
 			return IB_WC_LOC_PROT_ERR;
 		ret = IB_WC_SUCCESS;
+		break;
+	case IB_WR_BIND_MW:
+		ret = sroce_mw_bind(&qp->ib_qp, &wqe->wr);
 		break;
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:

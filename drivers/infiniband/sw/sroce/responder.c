@@ -28,8 +28,10 @@
 
 #include "sroce.h"
 #include "cq.h"
+#include "keys.h"
 #include "limits.h"
 #include "mr.h"
+#include "srq.h"
 #include "net_tx.h"
 #include "qp.h"
 #include "sge.h"
@@ -58,23 +60,21 @@ static int sroce_resp_payload_off(const struct sroce_packet_info *info)
 static struct sroce_sge_list sroce_rwqe_sges(struct sroce_qp *qp)
 {
 	struct rxe_recv_wqe *wqe = qp->resp.rwqe;
-	struct sroce_sge_list l = {
-		.sdev = to_sroce_dev(qp->ib_qp.device),
-		.pd = qp->ib_qp.pd,
-		.sge = wqe->dma.sge,
-		.num = min_t(u32, wqe->dma.num_sge, qp->rq_max_sge),
-	};
 
-	return l;
+	return sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma, qp->rq_max_sge);
 }
 
-/* Copies the next receive WQE out of the ring, if there is one. */
+/* Copies the next receive WQE out of the RQ or SRQ, if there is one. */
 static bool sroce_resp_take_rwqe(struct sroce_qp *qp)
 {
 	void *slot;
 
 	if (qp->resp.have_rwqe)
 		return true;
+	if (qp->srq) {
+		qp->resp.have_rwqe = sroce_srq_take(qp->srq, qp->resp.rwqe);
+		return qp->resp.have_rwqe;
+	}
 	slot = sroce_queue_head(&qp->rq);
 	if (!slot)
 		return false;
@@ -93,7 +93,8 @@ static void sroce_resp_complete(struct sroce_qp *qp, struct ib_wc *wc,
 	wc->qp = &qp->ib_qp;
 	wc->port_num = SROCE_PORT;
 	/* The slot goes back to the user before its completion. */
-	sroce_queue_pop(&qp->rq);
+	if (!qp->srq)
+		sroce_queue_pop(&qp->rq);
 	qp->resp.have_rwqe = false;
 	if (sroce_cq_post(qp->rcq, wc, solicited))
 		sroce_qp_set_error(qp);
@@ -142,20 +143,22 @@ static void sroce_resp_fatal(struct sroce_qp *qp, u32 psn,
 	sroce_qp_event(qp, map[result].event);
 }
 
-/* Does the QP and the region named by @rkey allow @access on the range? */
+/*
+ * Does the QP and the region or window named by @rkey allow @access on
+ * the range?
+ */
 static bool sroce_resp_rkey_ok(struct sroce_qp *qp, u32 rkey, int access,
 			       u64 va, u32 len)
 {
-	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
-	enum ib_wc_status status;
 	struct sroce_mr *mr;
+	u64 iova;
 
 	if (!(qp->attr.qp_access_flags & access))
 		return false;
 	/* A zero-length transfer checks no key (IBTA 9.4.4, 9.4.5). */
 	if (!len)
 		return true;
-	mr = sroce_mr_get(sdev, rkey, qp->ib_qp.pd, access, va, len, &status);
+	mr = sroce_rkey_get(&qp->ib_qp, rkey, access, va, len, &iova);
 	if (!mr)
 		return false;
 	sroce_mr_put(mr);
@@ -201,8 +204,8 @@ static enum sroce_resp_result sroce_resp_send(struct sroce_qp *qp,
 		u32 rkey = sroce_ieth_rkey(sroce_hdr_ptr(bth, info->op,
 							 SROCE_HDR_IETH));
 
-		if (sroce_mr_invalidate(to_sroce_dev(qp->ib_qp.device), rkey,
-					qp->ib_qp.pd)) {
+		/* A fast-reg region, or a type 2 window bound to this QP. */
+		if (sroce_key_invalidate(&qp->ib_qp, rkey, true)) {
 			wc.status = IB_WC_REM_INV_REQ_ERR;
 		} else {
 			wc.ex.invalidate_rkey = rkey;
@@ -222,11 +225,9 @@ static enum sroce_resp_result sroce_resp_write(struct sroce_qp *qp,
 					       struct sk_buff *skb,
 					       const struct sroce_packet_info *info)
 {
-	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_resp *resp = &qp->resp;
 	const u8 *bth = sroce_resp_bth(skb);
 	u32 flags = info->op->flags, len = info->payload_len;
-	enum ib_wc_status status;
 	struct sroce_mr *mr;
 	int err;
 
@@ -253,13 +254,13 @@ static enum sroce_resp_result sroce_resp_write(struct sroce_qp *qp,
 		return SROCE_RESP_INV_REQ;
 	}
 	if (len) {
-		u64 va = resp->va + resp->offset;
+		u64 va = resp->va + resp->offset, iova;
 
-		mr = sroce_mr_get(sdev, resp->rkey, qp->ib_qp.pd,
-				  IB_ACCESS_REMOTE_WRITE, va, len, &status);
+		mr = sroce_rkey_get(&qp->ib_qp, resp->rkey,
+				    IB_ACCESS_REMOTE_WRITE, va, len, &iova);
 		if (!mr)
 			return SROCE_RESP_ACCESS;
-		err = sroce_mr_copy_skb(mr, va, skb,
+		err = sroce_mr_copy_skb(mr, iova, skb,
 					sroce_resp_payload_off(info), len);
 		sroce_mr_put(mr);
 		if (err)
@@ -352,23 +353,21 @@ static enum sroce_resp_result sroce_resp_atomic(struct sroce_qp *qp,
 						struct sk_buff *skb,
 						const struct sroce_packet_info *info)
 {
-	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	const struct sroce_atmeth *ae =
 		sroce_hdr_ptr(sroce_resp_bth(skb), info->op, SROCE_HDR_ATMETH);
 	bool cas = info->opcode == SROCE_OP_RC_COMPARE_SWAP;
 	u64 va = sroce_atmeth_va(ae);
-	enum ib_wc_status status;
 	struct sroce_resp_res *res;
 	struct sroce_mr *mr;
-	u64 orig;
+	u64 orig, iova;
 	int err;
 
 	if (va & 7)
 		return SROCE_RESP_INV_REQ;
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
 		return SROCE_RESP_ACCESS;
-	mr = sroce_mr_get(sdev, sroce_atmeth_rkey(ae), qp->ib_qp.pd,
-			  IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64), &status);
+	mr = sroce_rkey_get(&qp->ib_qp, sroce_atmeth_rkey(ae),
+			    IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64), &iova);
 	if (!mr)
 		return SROCE_RESP_ACCESS;
 	res = sroce_resp_new_res(qp);
@@ -376,7 +375,8 @@ static enum sroce_resp_result sroce_resp_atomic(struct sroce_qp *qp,
 		sroce_mr_put(mr);
 		return SROCE_RESP_INV_REQ;
 	}
-	err = sroce_mr_atomic(mr, va, cas,
+	err = sroce_mr_atomic(mr, iova, cas ? SROCE_ATOMIC_CMP_SWAP :
+					      SROCE_ATOMIC_FETCH_ADD,
 			      cas ? sroce_atmeth_compare(ae) :
 				    sroce_atmeth_swap_add(ae),
 			      sroce_atmeth_swap_add(ae), &orig);
@@ -392,6 +392,42 @@ static enum sroce_resp_result sroce_resp_atomic(struct sroce_qp *qp,
 	qp->resp.psn = sroce_psn_add(info->psn, 1);
 	qp->resp.msn++;
 	qp->resp.ack_pending = false;
+	return SROCE_RESP_OK;
+}
+
+/*
+ * ATOMIC WRITE (IBTA 1.5, A19): an RDMA WRITE of exactly 8 bytes to an
+ * aligned address, stored as one unit. Acknowledged like a write; a
+ * duplicate is acknowledged again, never stored twice.
+ */
+static enum sroce_resp_result
+sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_packet_info *info)
+{
+	const struct sroce_reth *reth =
+		sroce_hdr_ptr(sroce_resp_bth(skb), info->op, SROCE_HDR_RETH);
+	u64 va = sroce_reth_va(reth), iova, value, unused;
+	struct sroce_mr *mr;
+	int err;
+
+	if (sroce_reth_len(reth) != sizeof(u64) ||
+	    info->payload_len != sizeof(u64) || (va & 7))
+		return SROCE_RESP_INV_REQ;
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+		return SROCE_RESP_ACCESS;
+	if (skb_copy_bits(skb, sroce_resp_payload_off(info), &value,
+			  sizeof(value)))
+		return SROCE_RESP_INV_REQ;
+	mr = sroce_rkey_get(&qp->ib_qp, sroce_reth_rkey(reth),
+			    IB_ACCESS_REMOTE_WRITE, va, sizeof(u64), &iova);
+	if (!mr)
+		return SROCE_RESP_ACCESS;
+	/* The payload is the value in memory order (as a WRITE lands). */
+	err = sroce_mr_atomic(mr, iova, SROCE_ATOMIC_WRITE, 0, value, &unused);
+	sroce_mr_put(mr);
+	if (err)
+		return err == -EINVAL ? SROCE_RESP_INV_REQ : SROCE_RESP_ACCESS;
+	qp->resp.msn++;
 	return SROCE_RESP_OK;
 }
 
@@ -411,6 +447,8 @@ static enum sroce_resp_result sroce_resp_execute(struct sroce_qp *qp,
 	}
 	if (flags & SROCE_OPF_SEND)
 		return sroce_resp_send(qp, skb, info);
+	if (info->opcode == SROCE_OP_RC_ATOMIC_WRITE)
+		return sroce_resp_atomic_write(qp, skb, info);
 	if (flags & SROCE_OPF_WRITE)
 		return sroce_resp_write(qp, skb, info);
 	if (flags & SROCE_OPF_READ)
@@ -469,8 +507,14 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (flags & SROCE_OPF_ATOMIC) {
 		res = sroce_resp_find_res(qp, info->psn, true);
-		if (res)
-			sroce_resp_res_queue(qp, res);
+		if (!res)
+			return;
+		/*
+		 * Answer from the saved result, with the request's PSN:
+		 * sending the acknowledgement advanced res->psn past it.
+		 */
+		res->psn = res->first_psn;
+		sroce_resp_res_queue(qp, res);
 		return;
 	}
 	/* SEND/WRITE: acknowledge again, with the newest PSN. */
@@ -606,7 +650,8 @@ void sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	const struct sroce_packet_info *info = sroce_skb_info(skb);
 	u32 flags = info->op->flags;
 
-	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR || !qp->has_rq)
+	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR ||
+	    (!qp->has_rq && !qp->srq))
 		return;
 	switch (qp->ib_qp.qp_type) {
 	case IB_QPT_UD:
@@ -643,7 +688,6 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 		.msn = qp->resp.msn,
 		.orig = res->orig,
 	};
-	enum ib_wc_status status;
 	struct sroce_mr *mr;
 	struct sk_buff *skb;
 	int err;
@@ -665,11 +709,11 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 	if (!skb)
 		return false;
 	if (payload) {
-		u64 va = res->va + res->offset;
+		u64 va = res->va + res->offset, iova;
 
-		mr = sroce_mr_get(sdev, res->rkey, qp->ib_qp.pd,
-				  IB_ACCESS_REMOTE_READ, va, payload, &status);
-		err = mr ? sroce_mr_copy(mr, va, skb_put(skb, payload),
+		mr = sroce_rkey_get(&qp->ib_qp, res->rkey,
+				    IB_ACCESS_REMOTE_READ, va, payload, &iova);
+		err = mr ? sroce_mr_copy(mr, iova, skb_put(skb, payload),
 					 payload, SROCE_COPY_FROM_MR) : -EFAULT;
 		if (mr)
 			sroce_mr_put(mr);
@@ -739,11 +783,40 @@ void sroce_responder_reset(struct sroce_qp *qp)
 	resp->psn = qp->attr.rq_psn;
 }
 
-/* ERR: every receive WQE completes with a flush error, in order. */
+/*
+ * ERR: every receive WQE of the QP completes with a flush error, in
+ * order. With an SRQ that is only the one it had taken; the others
+ * belong to the SRQ, and the consumer learns that this QP will take no
+ * more from the last-WQE-reached event (IBTA 11.6.3.1).
+ */
+static void sroce_responder_flush_srq(struct sroce_qp *qp)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+	};
+
+	if (qp->resp.have_rwqe) {
+		qp->resp.have_rwqe = false;
+		wc.wr_id = ((struct rxe_recv_wqe *)qp->resp.rwqe)->wr_id;
+		wc.qp = &qp->ib_qp;
+		sroce_cq_post(qp->rcq, &wc, false);
+	}
+	if (!qp->resp.last_wqe_reported) {
+		qp->resp.last_wqe_reported = true;
+		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+	}
+}
+
 void sroce_responder_flush(struct sroce_qp *qp)
 {
 	u32 prod;
 
+	if (qp->srq) {
+		qp->resp.in_msg = false;
+		sroce_responder_flush_srq(qp);
+		return;
+	}
 	qp->resp.have_rwqe = false;
 	qp->resp.in_msg = false;
 	if (!qp->has_rq)

@@ -34,7 +34,7 @@ static enum ib_wc_status sroce_sge_copy(const struct sroce_sge_list *l,
 		n = min(len, sge->length - offset);
 		iova = sge->addr + offset;
 		offset = 0;
-		mr = sroce_mr_get(l->sdev, sge->lkey, l->pd, access, iova, n,
+		mr = sroce_mr_get(to_sroce_dev(l->pd->device), sge->lkey, l->pd, access, iova, n,
 				  &status);
 		if (!mr)
 			return status;

@@ -15,14 +15,26 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
-struct sroce_dev;
-
+/* SGEs looked up in the device and PD of @pd. */
 struct sroce_sge_list {
-	struct sroce_dev *sdev;
 	struct ib_pd *pd;
 	const struct rxe_sge *sge;
 	u32 num;
 };
+
+/* The first @max_num SGEs of a WQE's kernel copy. */
+static inline struct sroce_sge_list
+sroce_sge_list_of(struct ib_pd *pd, const struct rxe_dma_info *dma,
+		  u32 max_num)
+{
+	struct sroce_sge_list l = {
+		.pd = pd,
+		.sge = dma->sge,
+		.num = min(dma->num_sge, max_num),
+	};
+
+	return l;
+}
 
 /*
  * Each copies @len bytes at message offset @offset, i.e. starting

@@ -24,7 +24,8 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
-#include "mr.h"
+#include "keys.h"
+#include "mcast.h"
 
 #define SROCE_DRV_NAME		"sroce"
 #define SROCE_LINK_TYPE		"sroce"
@@ -45,6 +46,7 @@ enum sroce_counter {
 	SROCE_CNT_SEQ_NAK_RCVD,
 	SROCE_CNT_RNR_NAK_RCVD,
 	SROCE_CNT_RETRY_TIMEOUT,
+	SROCE_CNT_RX_MCAST_NO_GROUP,
 	SROCE_CNT_MAX,
 };
 
@@ -85,8 +87,10 @@ struct sroce_dev {
 	/* Object counts, checked against the limits in limits.h. */
 	atomic_t num_pd;
 
-	/* Memory regions by key; see mr.h for locking and lifetime. */
-	struct sroce_mr_table mrs;
+	/* Memory regions and windows by key; see keys.h, mr.h and mw.h. */
+	struct sroce_key_table keys;
+	atomic_t num_mr;
+	atomic_t num_mw;
 	atomic_t num_cq;
 
 	/* QPs by number (RCU lookup, see qp.h); next_qpn is the cursor. */
@@ -98,6 +102,11 @@ struct sroce_dev {
 	struct xarray ah_xa;
 	u32 next_ah;
 	atomic_t num_ah;
+
+	atomic_t num_srq;
+
+	/* UD multicast groups; see mcast.h. */
+	struct sroce_mcast_table mcast;
 };
 
 struct sroce_ucontext {
@@ -159,8 +168,10 @@ extern const struct ib_device_ops sroce_ucontext_ops;
 extern const struct ib_device_ops sroce_pd_ops;
 extern const struct ib_device_ops sroce_qp_ops;
 extern const struct ib_device_ops sroce_mr_ops;
+extern const struct ib_device_ops sroce_mw_ops;
 extern const struct ib_device_ops sroce_cq_ops;
 extern const struct ib_device_ops sroce_ah_ops;
+extern const struct ib_device_ops sroce_mcast_ops;
 
 /* mmap.c */
 extern const struct ib_device_ops sroce_mmap_ops;

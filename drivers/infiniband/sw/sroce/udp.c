@@ -36,18 +36,20 @@ static unsigned int sroce_net_id __read_mostly;
  * The device a packet is for: the one bound to the netdev it came in on,
  * or, for a packet between two local devices (it arrives on the loopback
  * device), the one bound to the netdev that owns the destination address.
+ * A multicast packet is for the netdev it came in on in any case: the IP
+ * stack loops a group's packets back on the netdev that sent them.
  */
 static struct sroce_dev *sroce_udp_dev_rcu(struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;
+	bool ipv6 = skb->protocol != htons(ETH_P_IP);
+	bool mcast = ipv6 ? ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr) :
+			    ipv4_is_multicast(ip_hdr(skb)->daddr);
 
-	if (ndev->flags & IFF_LOOPBACK) {
-		bool ipv6 = skb->protocol != htons(ETH_P_IP);
-
+	if ((ndev->flags & IFF_LOOPBACK) && !mcast)
 		return sroce_dev_by_addr_rcu(dev_net(ndev), ipv6,
 					     ipv6 ? (void *)&ipv6_hdr(skb)->daddr :
 						    (void *)&ip_hdr(skb)->daddr);
-	}
 	return sroce_dev_find_rcu(ndev);
 }
 

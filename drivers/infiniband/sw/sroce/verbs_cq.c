@@ -44,7 +44,9 @@ static u32 sroce_uwc_flags(int flags)
 /* Kernel to user completion; -EINVAL if user space has no such opcode. */
 static int sroce_wc_to_user(const struct ib_wc *wc, struct ib_uverbs_wc *uwc)
 {
-	switch (wc->opcode) {
+	u32 opcode = wc->opcode;
+
+	switch (opcode) {
 	case IB_WC_SEND:
 	case IB_WC_RDMA_WRITE:
 	case IB_WC_RDMA_READ:
@@ -57,6 +59,9 @@ static int sroce_wc_to_user(const struct ib_wc *wc, struct ib_uverbs_wc *uwc)
 	case IB_WC_RECV_RDMA_WITH_IMM:
 		/* Same values as IB_UVERBS_WC_* and IBV_WC_*. */
 		break;
+	case SROCE_WC_ATOMIC_WRITE:
+		opcode = SROCE_UWC_ATOMIC_WRITE;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -64,7 +69,7 @@ static int sroce_wc_to_user(const struct ib_wc *wc, struct ib_uverbs_wc *uwc)
 	memset(uwc, 0, sizeof(*uwc));
 	uwc->wr_id = wc->wr_id;
 	uwc->status = wc->status;
-	uwc->opcode = wc->opcode;
+	uwc->opcode = opcode;
 	uwc->vendor_err = wc->vendor_err;
 	uwc->byte_len = wc->byte_len;
 	if (wc->wc_flags & IB_WC_WITH_IMM)

@@ -37,9 +37,9 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
 	return &mr->ib_mr;
 }
 
-static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
-				       u64 iova, int access,
-				       struct ib_udata *udata)
+/* A user region over pinned pages, built but not yet published. */
+static struct sroce_mr *sroce_user_mr_build(struct ib_pd *pd, u64 start,
+					    u64 length, u64 iova, int access)
 {
 	struct ib_umem *umem;
 	struct sroce_mr *mr;
@@ -53,7 +53,7 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 
 	mr = sroce_mr_alloc(to_sroce_dev(pd->device), pd, SROCE_MR_USER);
 	if (IS_ERR(mr))
-		return ERR_CAST(mr);
+		return mr;
 
 	/* Pins the pages; EFAULT if [start, start + length) is not mapped. */
 	umem = ib_umem_get(pd->device, start, length, access);
@@ -64,10 +64,7 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	err = sroce_mr_set_umem(mr, umem);
 	if (err)
 		goto err_free;
-	err = sroce_mr_publish(mr, SROCE_MR_VALID, access, iova, length);
-	if (err)
-		goto err_free;
-	return &mr->ib_mr;
+	return mr;
 
 err_free:
 	/* Also releases the umem, if we got that far. */
@@ -75,11 +72,85 @@ err_free:
 	return ERR_PTR(err);
 }
 
-/* Sleeps until the data path dropped its references (mr.h). */
+static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				       u64 iova, int access,
+				       struct ib_udata *udata)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	mr = sroce_user_mr_build(pd, start, length, iova, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = sroce_mr_publish(mr, SROCE_MR_VALID, access, iova, length);
+	if (err) {
+		sroce_mr_free_unpublished(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ib_mr;
+}
+
+/*
+ * Re-registration (ibv_rereg_mr; librxe has no such verb, but the core's
+ * REREG_MR command reaches us all the same). It is done as the verbs man
+ * page puts it, a deregistration followed by a registration: a new region
+ * with new keys is built (pinning the pages again, which also picks up a
+ * change to or from writable memory), the old one is retired, and the
+ * core deregisters it once we return the new one. Modifying the region in
+ * place would have to swap its pages under engines that hold references.
+ *
+ * Fails with -EBUSY while windows are bound to the region, as
+ * deregistration does. If the new registration cannot be built, the old
+ * one is left as it was; only a failure to publish the new one (no
+ * memory) leaves the old one retired, which the verbs allow for (the MR
+ * is then only good for dereg).
+ */
+static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ib_mr, int flags,
+					 u64 start, u64 length, u64 iova,
+					 int access, struct ib_pd *pd,
+					 struct ib_udata *udata)
+{
+	struct sroce_mr *old = to_sroce_mr(ib_mr), *mr;
+	int err;
+
+	if (old->kind != SROCE_MR_USER)
+		return ERR_PTR(-EINVAL);
+	/* The core passes the new PD, or the current one. */
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = old->umem->address;
+		length = old->umem->length;
+		iova = old->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->access;
+
+	mr = sroce_user_mr_build(pd, start, length, iova, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	/* From here on no window can be bound to the old region. */
+	err = sroce_mr_retire(old);
+	if (err)
+		goto err_free;
+	err = sroce_mr_publish(mr, SROCE_MR_VALID, access, iova, length);
+	if (err)
+		goto err_free;
+	/* reg_user_mr's caller sets these; rereg's does not (restrack). */
+	mr->ib_mr.iova = iova;
+	mr->ib_mr.length = length;
+	return &mr->ib_mr;
+
+err_free:
+	sroce_mr_free_unpublished(mr);
+	return ERR_PTR(err);
+}
+
+/*
+ * Sleeps until the data path dropped its references (mr.h). -EBUSY while
+ * windows are bound: the consumer deallocates or invalidates them first.
+ */
 static int sroce_dereg_mr(struct ib_mr *ib_mr, struct ib_udata *udata)
 {
-	sroce_mr_destroy(to_sroce_mr(ib_mr));
-	return 0;
+	return sroce_mr_destroy(to_sroce_mr(ib_mr));
 }
 
 /*
@@ -123,6 +194,7 @@ static int sroce_map_mr_sg(struct ib_mr *ib_mr, struct scatterlist *sg,
 const struct ib_device_ops sroce_mr_ops = {
 	.get_dma_mr = sroce_get_dma_mr,
 	.reg_user_mr = sroce_reg_user_mr,
+	.rereg_user_mr = sroce_rereg_user_mr,
 	.dereg_mr = sroce_dereg_mr,
 	.alloc_mr = sroce_alloc_mr,
 	.map_mr_sg = sroce_map_mr_sg,

@@ -15,26 +15,29 @@
 #include "limits.h"
 #include "cq.h"
 #include "qp.h"
+#include "srq.h"
 
 #define SROCE_FIRST_QPN		16
-#define SROCE_MAX_QPN		0xffffff
+/* 0xffffff is the multicast QPN (IB_MULTICAST_QPN). */
+#define SROCE_MAX_QPN		(IB_MULTICAST_QPN - 1)
 
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
 {
-	struct sroce_qp *qp;
+	struct sroce_qp_ref *ref;
+	struct sroce_qp *qp = NULL;
 
 	rcu_read_lock();
-	qp = xa_load(&sdev->qp_xa, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->refcnt))
-		qp = NULL;
+	ref = xa_load(&sdev->qp_xa, qpn);
+	if (ref && refcount_inc_not_zero(&ref->count))
+		qp = ref->qp;
 	rcu_read_unlock();
 	return qp;
 }
 
 void sroce_qp_put(struct sroce_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->refcnt))
-		complete(&qp->released);
+	if (refcount_dec_and_test(&qp->ref->count))
+		complete(&qp->ref->released);
 }
 
 static int sroce_qp_check_cap(struct ib_qp_init_attr *init)
@@ -88,6 +91,15 @@ static int sroce_qp_init_rq(struct sroce_qp *qp, struct sroce_dev *sdev,
 	u32 num = max_t(u32, cap->max_recv_wr, 1);
 	int err;
 
+	/* With an SRQ there is no RQ: librxe maps none (rq_mi stays 0). */
+	qp->srq = to_sroce_srq(init->srq);
+	if (qp->srq) {
+		qp->rq_max_sge = qp->srq->max_sge;
+		qp->rq_slot_size = qp->srq->slot_size;
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+		return 0;
+	}
 	err = sroce_queue_init(&qp->rq, sdev, udata, SROCE_QUEUE_RQ, &num,
 			       sizeof(struct rxe_recv_wqe) +
 			       sge * sizeof(struct rxe_sge),
@@ -96,6 +108,7 @@ static int sroce_qp_init_rq(struct sroce_qp *qp, struct sroce_dev *sdev,
 		return err;
 	qp->has_rq = true;
 	qp->rq_max_sge = sge;
+	qp->rq_slot_size = 1U << qp->rq.log2_elem_size;
 	cap->max_recv_wr = num;
 	cap->max_recv_sge = sge;
 	return 0;
@@ -108,10 +121,10 @@ static int sroce_qp_alloc_qpn(struct sroce_dev *sdev, struct sroce_qp *qp,
 	int err;
 
 	if (type == IB_QPT_GSI) {
-		err = xa_insert(&sdev->qp_xa, 1, qp, GFP_KERNEL);
+		err = xa_insert(&sdev->qp_xa, 1, qp->ref, GFP_KERNEL);
 		qpn = 1;
 	} else {
-		err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
+		err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp->ref,
 				      XA_LIMIT(SROCE_FIRST_QPN, SROCE_MAX_QPN),
 				      &sdev->next_qpn, GFP_KERNEL);
 		err = err < 0 ? err : 0;
@@ -144,8 +157,7 @@ static int sroce_qp_alloc_engine(struct sroce_qp *qp)
 	qp->sq_state = kvcalloc(slots, sizeof(*qp->sq_state), GFP_KERNEL);
 	if (!qp->sq_shadow || !qp->sq_state)
 		goto nomem;
-	if (qp->has_rq) {
-		qp->rq_slot_size = 1U << qp->rq.log2_elem_size;
+	if (qp->has_rq || qp->srq) {
 		qp->resp.rwqe = kmalloc(qp->rq_slot_size, GFP_KERNEL);
 		if (!qp->resp.rwqe)
 			goto nomem;
@@ -181,8 +193,7 @@ static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
 	/* Kernel QPs need the kernel post_send/post_recv paths: not yet. */
 	if (!udata)
 		return -EOPNOTSUPP;
-	/* Shared receive queues come with the SRQ verbs. */
-	if (init->srq || init->create_flags)
+	if (init->create_flags)
 		return -EOPNOTSUPP;
 	if (udata->inlen)
 		return -EINVAL;
@@ -200,8 +211,14 @@ static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
 		goto err_count;
 	}
 
-	refcount_set(&qp->refcnt, 1);
-	init_completion(&qp->released);
+	qp->ref = kzalloc(sizeof(*qp->ref), GFP_KERNEL);
+	if (!qp->ref) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	refcount_set(&qp->ref->count, 1);
+	init_completion(&qp->ref->released);
+	qp->ref->qp = qp;
 	mutex_init(&qp->lock);
 	sroce_engine_setup(qp);
 	qp->user = true;
@@ -223,12 +240,17 @@ static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
 	err = sroce_qp_alloc_engine(qp);
 	if (err)
 		goto err_sq;
+	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	if (err)
+		goto err_engine;
 	/* Last: from here on packets can find the QP. */
 	err = sroce_qp_alloc_qpn(sdev, qp, init->qp_type);
 	if (err)
-		goto err_engine;
+		goto err_dst;
 	return 0;
 
+err_dst:
+	dst_cache_destroy(&qp->dst_cache);
 err_engine:
 	sroce_qp_free_engine(qp);
 err_sq:
@@ -236,6 +258,7 @@ err_sq:
 err_rq:
 	sroce_queue_cleanup(&qp->rq);
 err_count:
+	kfree(qp->ref);
 	atomic_dec(&sdev->num_qp);
 	return err;
 }
@@ -245,12 +268,15 @@ static int sroce_destroy_qp(struct ib_qp *ib_qp, struct ib_udata *udata)
 	struct sroce_dev *sdev = to_sroce_dev(ib_qp->device);
 	struct sroce_qp *qp = to_sroce_qp(ib_qp);
 
+	/* Out of any multicast group first (uverbs normally did it). */
+	sroce_mcast_qp_destroy(qp);
 	xa_erase(&sdev->qp_xa, ib_qp->qp_num);
-	/* A lookup may have found the QP just before the erase. */
-	synchronize_rcu();
+	/* Lookups that found the QP before the erase hold a reference. */
 	sroce_qp_put(qp);
-	wait_for_completion(&qp->released);
+	wait_for_completion(&qp->ref->released);
+	kfree_rcu(qp->ref, rcu);
 	sroce_engine_stop(qp);
+	dst_cache_destroy(&qp->dst_cache);
 	sroce_qp_free_engine(qp);
 	sroce_queue_cleanup(&qp->sq);
 	if (qp->has_rq)
@@ -281,7 +307,7 @@ static int sroce_query_qp(struct ib_qp *ib_qp, struct ib_qp_attr *attr,
 	attr->cap.max_send_sge = qp->sq_max_sge;
 	attr->cap.max_inline_data = qp->sq_max_inline;
 	attr->cap.max_recv_wr = qp->has_rq ? sroce_queue_capacity(&qp->rq) : 0;
-	attr->cap.max_recv_sge = qp->rq_max_sge;
+	attr->cap.max_recv_sge = qp->has_rq ? qp->rq_max_sge : 0;
 
 	memset(init, 0, sizeof(*init));
 	init->qp_type = ib_qp->qp_type;
