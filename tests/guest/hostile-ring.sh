@@ -3,8 +3,9 @@
 #
 # A process writes garbage into its own mapped send ring (bad opcode, too
 # many SGEs, an SGE past its MR, a bogus lkey, inline data past the slot, an
-# unknown AH): each bad WQE completes with an error, the QP goes to ERR and
-# flushes what follows, the kernel stays clean. The packets of the valid
+# unknown AH, an embedded AV naming no GID): each bad WQE completes with an
+# error, the QP goes to ERR and flushes what follows, the kernel stays
+# clean. A valid embedded AV (ah_num 0) is delivered. The packets of the valid
 # sends go to the device's own address and come back over the loopback
 # device, which also exercises that receive path (counted as rx_no_qp).
 . "$(dirname "$0")/lib.sh"
@@ -14,8 +15,7 @@
 make_veth
 load_sroce
 link_add sroce0 veth0
-gid=$(gid_table sroce0 | awk -v g="$(ipv4_gid 192.0.2.1)" '$2 == g { print $1; exit }')
-[[ -n $gid ]] || fail "no IPv4 GID"
+gid=$(wait_roce_gid 10 sroce0 192.0.2.1) || fail "no IPv4 GID"
 
 out=$(run_timeout 120 "$PROGS/hostile_ring" sroce0 "$gid" 2>&1) ||
 	{ echo "$out"; fail "hostile_ring failed"; }
