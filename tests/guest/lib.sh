@@ -400,11 +400,14 @@ pair_bw() {
 	log "$name: $PAIR_ROW"
 }
 
-# pair_pingpong NAME SERVER SECS DEV GID SIZE ITERS: ibv_rc_pingpong -c on
-# DEV with GID index GID; both sides report every byte and iteration.
+# pair_pingpong NAME SERVER SECS DEV GID SIZE ITERS [PROG [ARGS...]]: an
+# ibverbs-utils pingpong (ibv_rc_pingpong by default) with -c on DEV with
+# GID index GID; both sides report every iteration (ibv_rc_pingpong and
+# ibv_uc_pingpong: and every byte).
 pair_pingpong() {
-	local name=$1 size=$6 iters=$7 line bytes='' its=''
-	pair_run "$name" "$2" "$3" ibv_rc_pingpong -d "$4" -g "$5" -c -s "$size" -n "$iters"
+	local name=$1 size=$6 iters=$7 prog=${8:-ibv_rc_pingpong} line bytes='' its=''
+	pair_run "$name" "$2" "$3" "$prog" -d "$4" -g "$5" -c -s "$size" -n "$iters" "${@:9}"
+	[[ $prog == ibv_[ru]c_pingpong ]] || bytes=unchecked
 	while IFS= read -r line; do
 		case $line in
 		# -c checks the first byte of every page; a mismatch only prints.

@@ -7,8 +7,10 @@
  *    completion says IBV_WC_ATOMIC_WRITE;
  *  - 100 in a row, the last one is what remains; after an RDMA WRITE to
  *    the same place, the atomic write (posted later) wins;
- *  - an MR without remote write access: IBV_WC_REM_ACCESS_ERR;
- *  - a misaligned address: IBV_WC_REM_INV_REQ_ERR.
+ *  - an MR without remote write access: IBV_WC_REM_ACCESS_ERR, and the
+ *    responder's QP reports IBV_EVENT_QP_ACCESS_ERR;
+ *  - a misaligned address: IBV_WC_REM_INV_REQ_ERR, and the responder's
+ *    QP reports IBV_EVENT_QP_REQ_ERR.
  * -r: rdma_rxe (6.1) has no atomic write; the first one must fail with a
  * local error, reported as "rxe quirk: ...", and nothing else is run.
  * Prints "ok ..." per check; exits 1 at the first failure.
@@ -140,13 +142,15 @@ static void check_rest_untouched(const char *what)
 int main(int argc, char **argv)
 {
 	uint64_t base, v = 0x0123456789abcdefull;
-	int rxe = 0, i;
+	int rxe = 0, i, ev;
+	void *elem;
 
 	argv = prog_args(argc, argv, "r", (int *[]){ &rxe }, 4,
 			 "usage: atomic_write [-r] DEV_A GID_A DEV_B GID_B");
 	open_dev(&a, argv[0], argv[1]);
 	open_dev(&b, argv[2], argv[3]);
 	base = (uintptr_t)b.buf;
+	conn_async_nonblock(b.ctx);
 	connect_pair();
 
 	post_atomic_write(1, b.mr->rkey, base + AT, v);
@@ -185,14 +189,23 @@ int main(int argc, char **argv)
 	post_atomic_write(3, b.ro_mr->rkey, base + AT, 5);
 	expect_wc(3, IBV_WC_REM_ACCESS_ERR, "read-only MR");
 	CHECK(remote_word() == 42, "read-only MR written");
-	printf("ok MR without remote write: remote access error\n");
+	ev = conn_async_event(b.ctx, WAIT_MS, &elem);
+	CHECK(ev == IBV_EVENT_QP_ACCESS_ERR && elem == b.qp,
+	      "read-only MR: responder's async event %d, not QP_ACCESS_ERR",
+	      ev);
+	printf("ok MR without remote write: remote access error, "
+	       "QP access error event\n");
 
 	connect_pair();
 	post_atomic_write(4, b.mr->rkey, base + AT + 4, 5);
 	expect_wc(4, IBV_WC_REM_INV_REQ_ERR, "misaligned");
 	CHECK(remote_word() == 42, "misaligned write landed");
 	check_rest_untouched("misaligned");
-	printf("ok misaligned: remote invalid request\n");
+	ev = conn_async_event(b.ctx, WAIT_MS, &elem);
+	CHECK(ev == IBV_EVENT_QP_REQ_ERR && elem == b.qp,
+	      "misaligned: responder's async event %d, not QP_REQ_ERR", ev);
+	printf("ok misaligned: remote invalid request, QP request error "
+	       "event\n");
 
 	CHECK(!ibv_destroy_qp(a.qp) && !ibv_destroy_qp(b.qp), "destroy_qp");
 	printf("atomic_write all ok\n");

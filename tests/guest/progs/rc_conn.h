@@ -10,6 +10,8 @@
 #define SROCE_TEST_RC_CONN_H
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +200,34 @@ static inline void conn_expect_no_wc(struct ibv_cq *cq, const char *who,
 	      "%s: unexpected completion at %s: wr_id %llu status '%s' opcode %d",
 	      what, who, (unsigned long long)wc.wr_id,
 	      ibv_wc_status_str(wc.status), wc.opcode);
+}
+
+/*
+ * The next async event of @ctx within @ms milliseconds: its type, and in
+ * *element the SRQ (SRQ events) or QP it names; -1 if none came. The
+ * async fd should be non-blocking (conn_async_nonblock()).
+ */
+static inline int conn_async_event(struct ibv_context *ctx, int ms,
+				   void **element)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int type;
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return -1;
+	CHECK(!ibv_get_async_event(ctx, &ev), "get_async_event");
+	type = ev.event_type;
+	*element = type == IBV_EVENT_SRQ_LIMIT_REACHED ||
+		   type == IBV_EVENT_SRQ_ERR ? (void *)ev.element.srq :
+					       (void *)ev.element.qp;
+	ibv_ack_async_event(&ev);
+	return type;
+}
+
+static inline void conn_async_nonblock(struct ibv_context *ctx)
+{
+	fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
 }
 
 #endif /* SROCE_TEST_RC_CONN_H */

@@ -20,8 +20,6 @@
  * last-WQE-reached event; reported on a line "rxe quirk: ...".
  * Prints "ok ..." per check; exits 1 at the first failure.
  */
-#include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,18 +170,7 @@ static void transfer(int i, uint64_t wr_id, int slot)
 /* The next async event of b, if one comes within @ms; type or -1. */
 static int async_event(int ms, void **element)
 {
-	struct pollfd pfd = { .fd = b.ctx->async_fd, .events = POLLIN };
-	struct ibv_async_event ev;
-	int type;
-
-	if (poll(&pfd, 1, ms) <= 0)
-		return -1;
-	CHECK(!ibv_get_async_event(b.ctx, &ev), "get_async_event");
-	type = ev.event_type;
-	*element = type == IBV_EVENT_SRQ_LIMIT_REACHED ? (void *)ev.element.srq :
-						     (void *)ev.element.qp;
-	ibv_ack_async_event(&ev);
-	return type;
+	return conn_async_event(b.ctx, ms, element);
 }
 
 static void test_create_query(void)
@@ -337,8 +324,7 @@ int main(int argc, char **argv)
 	open_dev(&a, argv[0], argv[1]);
 	open_dev(&b, argv[2], argv[3]);
 	/* Non-blocking: async_event() polls with a deadline. */
-	fcntl(b.ctx->async_fd, F_SETFL,
-	      fcntl(b.ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	conn_async_nonblock(b.ctx);
 
 	test_create_query();
 	test_shared();
