@@ -297,6 +297,28 @@ listening_or_gone() {
 	return 1
 }
 
+# wire_rdma_dev: on a guest of a pair, the wire up (setup_wire), the
+# module loaded and device ${DEVPFX}0 on eth0 as $dev, with the GID index
+# of $MY_IP in $g4; a failure then also shows the device's counters.
+wire_rdma_dev() {
+	dev=${DEVPFX}0
+	on_failure() { log "$dev counters: $(dev_counters "$dev")"; }
+	setup_wire
+	load_sroce
+	link_add "$dev" eth0
+	g4=$(wait_roce_gid 10 "$dev" "$MY_IP") || fail "no RoCE v2 GID for $MY_IP on $dev"
+}
+
+# wire_meet: waits until both guests have their device (wire_rdma_dev)
+# and logs which driver each runs.
+wire_meet() {
+	log "guest $ROLE: $dev ($RDMA_MODULE), GID index $g4 ($MY_IP)"
+	echo "$dev ($RDMA_MODULE)" >"$SHARED/$ROLE.dev"
+	signal bound
+	wait_peer bound 120
+	log "peer $PEER_ROLE: $(<"$SHARED/$PEER_ROLE.dev")"
+}
+
 # pair_run NAME SERVER SECS CMD [ARGS...]
 #
 # One client/server program across the wire (perftest, ibv_*_pingpong:

@@ -15,13 +15,7 @@
 . "$(dirname "$0")/../guest/lib.sh"
 
 [[ ${1:-} == "$ROLE" ]] || fail "role argument '${1:-}' does not match ROLE=$ROLE"
-dev=${DEVPFX}0
-on_failure() { log "$dev counters: $(dev_counters "$dev")"; }
-
-setup_wire
-load_sroce
-link_add "$dev" eth0
-g4=$(wait_roce_gid 10 "$dev" "$MY_IP") || fail "no RoCE v2 GID for $MY_IP on $dev"
+wire_rdma_dev
 g6=$(wait_roce_gid 10 "$dev" "$MY_IP6") || fail "no RoCE v2 GID for $MY_IP6 on $dev"
 log "$dev: GID index $g4 ($MY_IP), $g6 ($MY_IP6)"
 

@@ -17,18 +17,8 @@
 . "$(dirname "$0")/../guest/lib.sh"
 
 [[ ${1:-} == "$ROLE" ]] || fail "role argument '${1:-}' does not match ROLE=$ROLE"
-dev=${DEVPFX}0
-on_failure() { log "$dev counters: $(dev_counters "$dev")"; }
-
-setup_wire
-load_sroce
-link_add "$dev" eth0
-g4=$(wait_roce_gid 10 "$dev" "$MY_IP") || fail "no RoCE v2 GID for $MY_IP on $dev"
-log "guest $ROLE: $dev ($RDMA_MODULE), GID index $g4 ($MY_IP)"
-echo "$dev" >"$SHARED/$ROLE.dev"
-signal bound
-wait_peer bound 120
-log "peer $PEER_ROLE: $(<"$SHARED/$PEER_ROLE.dev")"
+wire_rdma_dev
+wire_meet
 
 # rounds SERVER: every run with guest SERVER as the server.
 rounds() {
