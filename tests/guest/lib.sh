@@ -319,6 +319,18 @@ wire_meet() {
 	log "peer $PEER_ROLE: $(<"$SHARED/$PEER_ROLE.dev")"
 }
 
+# wire_done: the end of a case run on wire_rdma_dev: its counters logged,
+# on sroce no packet with a bad ICRC or header, the module unloaded.
+wire_done() {
+	log "$dev counters: $(dev_counters "$dev")"
+	if [[ $SROCE_IMPL == sroce ]]; then
+		assert_eq "$(port_counter "$dev" rx_bad_icrc)" 0 "ICRC errors"
+		assert_eq "$(port_counter "$dev" rx_bad_header)" 0 "bad headers"
+	fi
+	unload_sroce
+	log "ok"
+}
+
 # pair_run NAME SERVER SECS CMD [ARGS...]
 #
 # One client/server program across the wire (perftest, ibv_*_pingpong:

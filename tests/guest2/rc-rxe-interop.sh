@@ -35,11 +35,4 @@ rounds() {
 rounds A
 rounds B
 
-log "$dev counters: $(dev_counters "$dev")"
-if [[ $SROCE_IMPL == sroce ]]; then
-	assert_eq "$(cat "$(port_dir "$dev")/hw_counters/rx_bad_icrc")" 0 "ICRC errors"
-	assert_eq "$(cat "$(port_dir "$dev")/hw_counters/rx_bad_header")" 0 "bad headers"
-fi
-
-unload_sroce
-log "ok"
+wire_done

@@ -48,11 +48,4 @@ pair_pingpong pingpong-100 A 45 "$dev" "$g4" 100 50
 pair_pingpong pingpong-64k B 60 "$dev" "$g4" 65536 20
 pair_pingpong pingpong-64k-ipv6 A 60 "$dev" "$g6" 65536 20
 
-log "$dev counters: $(dev_counters "$dev")"
-if [[ $SROCE_IMPL == sroce ]]; then
-	assert_eq "$(cat "$(port_dir "$dev")/hw_counters/rx_bad_icrc")" 0 "ICRC errors"
-	assert_eq "$(cat "$(port_dir "$dev")/hw_counters/rx_bad_header")" 0 "bad headers"
-fi
-
-unload_sroce
-log "ok"
+wire_done
