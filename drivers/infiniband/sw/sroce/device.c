@@ -339,6 +339,7 @@ static void sroce_dev_init_attrs(struct sroce_dev *sdev)
 	ib_set_device_ops(ib_dev, &sroce_mmap_ops);
 	ib_set_device_ops(ib_dev, &sroce_cq_ops);
 	ib_set_device_ops(ib_dev, &sroce_qp_ops);
+	ib_set_device_ops(ib_dev, &sroce_post_ops);
 	ib_set_device_ops(ib_dev, &sroce_srq_ops);
 	ib_set_device_ops(ib_dev, &sroce_ah_ops);
 	ib_set_device_ops(ib_dev, &sroce_mcast_ops);

@@ -155,6 +155,15 @@ void sroce_engine_kick(struct sroce_qp *qp)
 {
 	set_bit(SROCE_ENG_PENDING, &qp->eng_flags);
 	smp_mb__after_atomic();
+	/*
+	 * A kernel consumer may post with interrupts off, where bottom
+	 * halves cannot be re-enabled: the work item runs the engine then.
+	 */
+	if (unlikely(irqs_disabled())) {
+		if (!READ_ONCE(qp->dying))
+			queue_work(sroce_engine_wq, &qp->eng_work);
+		return;
+	}
 	sroce_engine_loop(qp, false);
 }
 

@@ -28,6 +28,10 @@
  *    lock) to change state; the engine may move the QP to ERR on its own.
  *  - rx_queue has its own lock: the receive softirq appends, the engine
  *    removes.
+ *  - Kernel QPs only: sq_lock and rq_lock serialise the producers of the
+ *    SQ and RQ (ib_post_send/ib_post_recv, verbs_post.c). They are
+ *    irq-safe, because ULPs post from any context but hard irq, some
+ *    with interrupts off, and never nest with eng_lock.
  */
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
@@ -40,6 +44,7 @@
 #include <linux/workqueue.h>
 #include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
 
 #include "av.h"
 #include "queue.h"
@@ -149,7 +154,10 @@ struct sroce_qp {
 	struct ib_qp ib_qp;
 
 	struct sroce_qp_ref *ref;
+	/* Created through uverbs: its rings are librxe's. Fixed. */
 	bool user;
+	spinlock_t sq_lock;
+	spinlock_t rq_lock;
 
 	struct mutex lock;
 	struct ib_qp_attr attr;
@@ -200,6 +208,37 @@ static inline bool sroce_qp_is_rc(const struct sroce_qp *qp)
 {
 	return qp->ib_qp.qp_type == IB_QPT_RC;
 }
+
+/* Datagram QPs: UD, and the GSI QP (QP1), which is UD on the wire. */
+static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
+{
+	return qp->ib_qp.qp_type == IB_QPT_UD ||
+	       qp->ib_qp.qp_type == IB_QPT_GSI;
+}
+
+/*
+ * A kernel UD WQE names its AH by pointer (ah.h: its owner keeps it alive
+ * until the WQE completes), stored where the user ABI has padding. The
+ * kernel SQ is kernel memory: never read this from a user ring.
+ */
+static inline void sroce_wqe_set_kernel_ah(struct rxe_send_wqe *wqe,
+					   struct ib_ah *ah)
+{
+	BUILD_BUG_ON(sizeof(wqe->wr.wr.ud.pad) < sizeof(ah));
+	memcpy(wqe->wr.wr.ud.pad, &ah, sizeof(ah));
+}
+
+static inline struct ib_ah *
+sroce_wqe_kernel_ah(const struct rxe_send_wqe *wqe)
+{
+	struct ib_ah *ah;
+
+	memcpy(&ah, wqe->wr.wr.ud.pad, sizeof(ah));
+	return ah;
+}
+
+/* The work request opcodes @qp can execute (requester.c). */
+bool sroce_qp_op_allowed(const struct sroce_qp *qp, u32 op);
 
 /* The requester's kernel copy of the WQE in SQ slot @idx, and its state. */
 static inline void *sroce_sq_shadow(struct sroce_qp *qp, u32 idx)

@@ -26,6 +26,7 @@
 #include "ah.h"
 #include "limits.h"
 #include "keys.h"
+#include "mr.h"
 #include "mw.h"
 #include "net_tx.h"
 #include "qp.h"
@@ -35,7 +36,7 @@
 /* Ask for an ACK this often within long messages, not only at their end. */
 #define SROCE_ACKREQ_EVERY	32
 
-static bool sroce_req_op_allowed(const struct sroce_qp *qp, u32 op)
+bool sroce_qp_op_allowed(const struct sroce_qp *qp, u32 op)
 {
 	switch (op) {
 	case IB_WR_SEND:
@@ -44,13 +45,19 @@ static bool sroce_req_op_allowed(const struct sroce_qp *qp, u32 op)
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_LOCAL_INV:
+		return !sroce_qp_is_ud(qp);
+	/* A REG_MR WQE carries a kernel pointer: kernel rings only. */
+	case IB_WR_REG_MR:
+		return !qp->user && !sroce_qp_is_ud(qp);
+	/* What only librxe writes (kernel consumers have no such WR). */
 	case IB_WR_BIND_MW:
-		return qp->ib_qp.qp_type != IB_QPT_UD;
+		return qp->user && !sroce_qp_is_ud(qp);
+	case SROCE_WR_ATOMIC_WRITE:
+		return qp->user && sroce_qp_is_rc(qp);
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_SEND_WITH_INV:
-	case SROCE_WR_ATOMIC_WRITE:
 		return sroce_qp_is_rc(qp);
 	default:
 		return false;
@@ -66,7 +73,8 @@ static bool sroce_wr_is_atomic(u32 op)
 /* Executed by the requester itself: no packet, no SGEs. */
 static bool sroce_wr_is_local(u32 op)
 {
-	return op == IB_WR_LOCAL_INV || op == IB_WR_BIND_MW;
+	return op == IB_WR_LOCAL_INV || op == IB_WR_BIND_MW ||
+	       op == IB_WR_REG_MR;
 }
 
 static bool sroce_wr_carries_data(u32 op)
@@ -85,7 +93,7 @@ static enum ib_wc_status sroce_req_check(const struct sroce_qp *qp,
 	u32 i;
 
 	*len = 0;
-	if (!sroce_req_op_allowed(qp, op))
+	if (!sroce_qp_op_allowed(qp, op))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (sroce_wr_is_local(op))
 		return IB_WC_SUCCESS;
@@ -140,7 +148,7 @@ static struct sroce_send_state *sroce_req_fetch(struct sroce_qp *qp)
 	if (st->status != IB_WC_SUCCESS || sroce_wr_is_local(wqe->wr.opcode))
 		npkts = 0;
 	else if (sroce_wr_is_atomic(wqe->wr.opcode) ||
-		 qp->ib_qp.qp_type == IB_QPT_UD)
+		 sroce_qp_is_ud(qp))
 		npkts = 1;
 	else
 		npkts = max_t(u32, 1, DIV_ROUND_UP(st->length, qp->mtu));
@@ -240,10 +248,16 @@ static int sroce_req_send_ud(struct sroce_qp *qp,
 	struct sroce_av av;
 	struct sk_buff *skb;
 
-	/* ah_num 0: the AV is in the WQE (the provider's old-kernel way). */
-	if (wqe->wr.wr.ud.ah_num ?
-	    sroce_ah_lookup_av(sdev, wqe->wr.wr.ud.ah_num, qp->ib_qp.pd, &av) :
-	    sroce_av_from_user(&sdev->ib_dev, &wqe->wr.wr.ud.av, &av))
+	/*
+	 * Kernel WQEs carry the AH pointer; user ones an AH number or, with
+	 * ah_num 0, the AV itself (the provider's old-kernel way).
+	 */
+	if (!qp->user)
+		av = *sroce_ah_av(sroce_wqe_kernel_ah(wqe));
+	else if (wqe->wr.wr.ud.ah_num ?
+		 sroce_ah_lookup_av(sdev, wqe->wr.wr.ud.ah_num, qp->ib_qp.pd,
+				    &av) :
+		 sroce_av_from_user(&sdev->ib_dev, &wqe->wr.wr.ud.av, &av))
 		return IB_WC_LOC_QP_OP_ERR;
 	/* Bit 31 set: use the QP's own Q_Key (IBTA 10.2.4). */
 	if (f.qkey & 0x80000000)
@@ -381,6 +395,7 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_send_state *st)
 static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 			  struct sroce_send_state *st)
 {
+	struct sroce_mr *mr;
 	bool last = true;
 	int ret;
 
@@ -395,13 +410,22 @@ static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 	case IB_WR_BIND_MW:
 		ret = sroce_mw_bind(&qp->ib_qp, &wqe->wr);
 		break;
+	case IB_WR_REG_MR:
+		/* The MR must belong to the QP's PD (IBTA 10.6.7.2.4). */
+		mr = to_sroce_mr(wqe->wr.wr.reg.mr);
+		if (mr->pd != qp->ib_qp.pd ||
+		    sroce_mr_fast_reg(mr, wqe->wr.wr.reg.key,
+				      wqe->wr.wr.reg.access))
+			return IB_WC_LOC_PROT_ERR;
+		ret = IB_WC_SUCCESS;
+		break;
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		ret = sroce_req_send_rd_atomic(qp, wqe, st, &last);
 		break;
 	default:
-		if (qp->ib_qp.qp_type == IB_QPT_UD) {
+		if (sroce_qp_is_ud(qp)) {
 			ret = sroce_req_send_ud(qp, wqe, st);
 			if (ret == IB_WC_SUCCESS)
 				qp->req.psn = sroce_psn_add(qp->req.psn, 1);

@@ -616,7 +616,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 	struct ib_wc wc = {
 		.opcode = IB_WC_RECV,
 		.src_qp = sroce_deth_sqpn(deth),
-		.wc_flags = IB_WC_GRH,
+		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE,
 		.network_hdr_type = skb->protocol == htons(ETH_P_IP) ?
 				    RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6,
 		.byte_len = SROCE_GRH_BYTES + info->payload_len,
@@ -655,6 +655,7 @@ void sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	switch (qp->ib_qp.qp_type) {
 	case IB_QPT_UD:
+	case IB_QPT_GSI:
 		if (flags & SROCE_OPF_UD)
 			sroce_resp_ud(qp, skb, info);
 		break;

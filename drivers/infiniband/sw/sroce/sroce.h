@@ -167,6 +167,7 @@ extern const struct ib_device_ops sroce_stats_ops;
 extern const struct ib_device_ops sroce_ucontext_ops;
 extern const struct ib_device_ops sroce_pd_ops;
 extern const struct ib_device_ops sroce_qp_ops;
+extern const struct ib_device_ops sroce_post_ops;
 extern const struct ib_device_ops sroce_mr_ops;
 extern const struct ib_device_ops sroce_mw_ops;
 extern const struct ib_device_ops sroce_cq_ops;

@@ -13,7 +13,9 @@
  * Locking: @lock serialises the kernel (consumer) side: every responder
  * taking a WQE (each under its own QP's eng_lock, bottom halves off) and
  * modify_srq (resize, limit). It is taken with bottom halves disabled and
- * nests inside a QP's eng_lock.
+ * nests inside a QP's eng_lock. A kernel SRQ's producers (ib_post_srq_recv,
+ * verbs_post.c) are serialised by @post_lock, irq-safe; a kernel resize
+ * takes it outside @lock to hold both sides.
  *
  * Lifetime: the RDMA core allocates and frees struct sroce_srq, and
  * refuses to destroy an SRQ that a QP still uses (srq->usecnt), so a QP
@@ -30,6 +32,7 @@
 struct sroce_srq {
 	struct ib_srq ib_srq;
 	spinlock_t lock;
+	spinlock_t post_lock;		/* kernel SRQs: the producer side */
 	struct sroce_queue rq;		/* consumer side under @lock */
 	u32 max_sge;			/* SGEs a WQE may use; fixed */
 	u32 slot_size;			/* bytes per slot; fixed */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Queue pair verbs: create, query, destroy and the send doorbell. State
- * changes live in qp_state.c.
+ * Queue pair verbs: create, query, destroy. State changes live in
+ * qp_state.c, the send doorbell and kernel work requests in verbs_post.c.
  *
  * QPNs: QP1 (GSI) has its fixed number; every other QP gets a number from
  * the device's qp_xa, allocated cyclically so that a number is not reused
@@ -187,19 +187,21 @@ static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
+	case IB_QPT_GSI:
+		/* QP1 is the MAD layer's, created once per port. */
+		if (udata || init->port_num != SROCE_PORT)
+			return -EINVAL;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
-	/* Kernel QPs need the kernel post_send/post_recv paths: not yet. */
-	if (!udata)
-		return -EOPNOTSUPP;
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	if (udata->inlen)
-		return -EINVAL;
-	if (udata->outlen < sizeof(*uresp))
-		return -EINVAL;
-	uresp = udata->outbuf;
+	if (udata) {
+		if (udata->inlen || udata->outlen < sizeof(*uresp))
+			return -EINVAL;
+		uresp = udata->outbuf;
+	}
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
 	err = sroce_qp_check_cap(init);
@@ -221,7 +223,9 @@ static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
 	qp->ref->qp = qp;
 	mutex_init(&qp->lock);
 	sroce_engine_setup(qp);
-	qp->user = true;
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	qp->user = !!udata;
 	qp->state = IB_QPS_RESET;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->scq = to_sroce_cq(init->send_cq);
@@ -336,30 +340,10 @@ static int sroce_modify_qp(struct ib_qp *ib_qp, struct ib_qp_attr *attr,
 	return err;
 }
 
-/*
- * The doorbell of the rxe user ABI: librxe has written WQEs into the send
- * ring and calls post_send with no work request. The engine sends them
- * in RTS (or flushes them in ERR). Before RTS the WQEs wait in the ring,
- * as on hardware.
- */
-static int sroce_post_send(struct ib_qp *ib_qp, const struct ib_send_wr *wr,
-			   const struct ib_send_wr **bad_wr)
-{
-	struct sroce_qp *qp = to_sroce_qp(ib_qp);
-
-	if (!qp->user) {
-		*bad_wr = wr;
-		return -EOPNOTSUPP;
-	}
-	sroce_engine_kick(qp);
-	return 0;
-}
-
 const struct ib_device_ops sroce_qp_ops = {
 	.create_qp = sroce_create_qp,
 	.destroy_qp = sroce_destroy_qp,
 	.query_qp = sroce_query_qp,
 	.modify_qp = sroce_modify_qp,
-	.post_send = sroce_post_send,
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ib_qp),
 };

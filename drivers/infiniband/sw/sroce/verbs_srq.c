@@ -3,8 +3,8 @@
  * Shared receive queue verbs and the responders' side of an SRQ; see
  * srq.h for locking and lifetime.
  *
- * Only basic SRQs, and only for user space for now: kernel QPs (and so
- * kernel SRQs) need the kernel post paths.
+ * Only basic SRQs (no XRC). Kernel SRQs are filled by ib_post_srq_recv()
+ * (verbs_post.c).
  */
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -60,18 +60,18 @@ static int sroce_create_srq(struct ib_srq *ib_srq,
 {
 	struct sroce_dev *sdev = to_sroce_dev(ib_srq->device);
 	struct sroce_srq *srq = to_sroce_srq(ib_srq);
-	struct rxe_create_srq_resp __user *uresp;
+	struct rxe_create_srq_resp __user *uresp = NULL;
 	struct ib_srq_attr *attr = &init->attr;
 	u32 num, max_sge;
 	int err;
 
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
-	if (!udata)
-		return -EOPNOTSUPP;
-	if (udata->inlen || udata->outlen < sizeof(*uresp))
-		return -EINVAL;
-	uresp = udata->outbuf;
+	if (udata) {
+		if (udata->inlen || udata->outlen < sizeof(*uresp))
+			return -EINVAL;
+		uresp = udata->outbuf;
+	}
 	if (attr->max_wr > SROCE_MAX_SRQ_WR - 1 ||
 	    attr->max_sge > SROCE_MAX_SGE)
 		return -EINVAL;
@@ -83,10 +83,12 @@ static int sroce_create_srq(struct ib_srq *ib_srq,
 	}
 
 	spin_lock_init(&srq->lock);
+	spin_lock_init(&srq->post_lock);
 	max_sge = max_t(u32, attr->max_sge, 1);
 	num = max_t(u32, attr->max_wr, 1);
 	err = sroce_queue_init(&srq->rq, sdev, udata, SROCE_QUEUE_RQ, &num,
-			       sroce_srq_elem_size(max_sge), &uresp->mi);
+			       sroce_srq_elem_size(max_sge),
+			       uresp ? &uresp->mi : NULL);
 	if (err)
 		goto err_count;
 	srq->max_sge = max_sge;
@@ -105,37 +107,45 @@ err_count:
  * A new ring holding the WQEs not yet taken. librxe holds its SRQ lock
  * across the call (its producer index cannot move) and maps the new ring
  * from the mminfo written to cmd.mmap_info_addr; the old ring's pages
- * stay valid until it unmaps them.
+ * stay valid until it unmaps them. A kernel SRQ's producers are held off
+ * by post_lock.
  */
 static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 			    struct ib_udata *udata)
 {
+	struct mminfo __user *mi = NULL;
 	struct rxe_modify_srq_cmd cmd;
 	struct sroce_queue new_q;
+	unsigned long flags;
 	u32 num = max_wr;
 	int err;
 
-	if (udata->inlen < sizeof(cmd))
-		return -EINVAL;
-	if (ib_copy_from_udata(&cmd, udata, sizeof(cmd)))
-		return -EFAULT;
+	if (udata) {
+		if (udata->inlen < sizeof(cmd))
+			return -EINVAL;
+		if (ib_copy_from_udata(&cmd, udata, sizeof(cmd)))
+			return -EFAULT;
+		mi = u64_to_user_ptr(cmd.mmap_info_addr);
+	}
 	if (max_wr < 1 || max_wr > SROCE_MAX_SRQ_WR - 1)
 		return -EINVAL;
 	err = sroce_queue_init(&new_q, to_sroce_dev(srq->ib_srq.device), udata,
 			       SROCE_QUEUE_RQ, &num,
-			       sroce_srq_elem_size(srq->max_sge),
-			       u64_to_user_ptr(cmd.mmap_info_addr));
+			       sroce_srq_elem_size(srq->max_sge), mi);
 	if (err)
 		return err;
 
-	spin_lock_bh(&srq->lock);
+	/* Interrupts off covers bottom halves for @lock too. */
+	spin_lock_irqsave(&srq->post_lock, flags);
+	spin_lock(&srq->lock);
 	/* Fewer than are posted is refused, as for a CQ. */
 	if (sroce_queue_count(&srq->rq) > max_wr ||
 	    (srq->limit && srq->limit > num))
 		err = -EINVAL;
 	else
 		err = sroce_queue_replace(&srq->rq, &new_q);
-	spin_unlock_bh(&srq->lock);
+	spin_unlock(&srq->lock);
+	spin_unlock_irqrestore(&srq->post_lock, flags);
 
 	/* The old ring on success, the unused new one on failure. */
 	sroce_queue_cleanup(&new_q);
@@ -150,8 +160,6 @@ static int sroce_modify_srq(struct ib_srq *ib_srq, struct ib_srq_attr *attr,
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
-	if (!udata)
-		return -EOPNOTSUPP;
 	if (mask & IB_SRQ_MAX_WR) {
 		err = sroce_srq_resize(srq, attr->max_wr, udata);
 		if (err)
