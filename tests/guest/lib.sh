@@ -283,6 +283,13 @@ setup_wire() {
 
 PAIR_PORT=${PAIR_PORT:-18700}
 
+# cm_listening_or_gone PID PORT: PID has exited, or an rdma_cm ID listens
+# on PORT (rdma_cm servers open no TCP socket).
+cm_listening_or_gone() {
+	kill -0 "$1" 2>/dev/null || return 0
+	rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*:$2 "
+}
+
 # listening_or_gone PID PORT: PID has exited, or a socket listens on TCP
 # PORT (read from /proc: no process started).
 listening_or_gone() {
@@ -342,6 +349,8 @@ wire_done() {
 # its output in $RESULTS/NAME.txt (PAIR_OUT; PAIR_SIDE is "server" or
 # "client"), and is stopped as soon as the peer fails. Fails the case
 # unless CMD exits 0; returns once the peer's side has exited 0 as well.
+# With PAIR_CM set, the server is an rdma_cm one (it listens on an rdma_cm
+# ID, not a TCP socket).
 pair_run() {
 	local name=$1 server=$2 secs=$3 port=$PAIR_PORT pid rc=0 t0=$SECONDS
 	shift 3
@@ -355,7 +364,7 @@ pair_run() {
 		pid=$!
 		# Stop waiting if it exits early: its status tells why, below.
 		wait_until 60 "$name: server listening on port $port" \
-			listening_or_gone "$pid" "$port"
+			"${PAIR_CM:+cm_}listening_or_gone" "$pid" "$port"
 		signal "listening-$name"
 	else
 		PAIR_SIDE=client
