@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A process killed in the middle of an RC stream. ib_write_bw / ib_read_bw
+# / ib_send_bw run between the rdma_pair ends for long enough to be caught
+# mid-transfer (-D: a timed run); one side is killed with SIGKILL while
+# packets flow: first the client (requester), then the server (responder,
+# with reads: the one sending the read responses). Checked each time:
+#  - the killed process is gone within seconds (its QPs, pinned MRs and
+#    CQs are destroyed by uverbs while packets for them keep arriving);
+#  - the survivor ends (the peer's QP is gone: its retries run out, or it
+#    was the server waiting for the dead client's last message) and does
+#    not hang, and is stopped if it keeps waiting;
+#  - afterwards no user object is left: no QP but QP1, no MR, CQ, PD or
+#    rdma_cm ID (`rdma res`), on both devices;
+#  - a fresh run between the same devices works (nothing stuck);
+#  - the module unloads (every object was freed).
+. "$(dirname "$0")/lib.sh"
+
+load_sroce
+rdma_pair 1500
+
+# user_objects DEV: the user-space objects (and non-GSI QPs) left on DEV.
+user_objects() {
+	{
+		rdma res show qp link "$1/1" 2>/dev/null | grep -v 'type GSI'
+		rdma res show mr dev "$1" 2>/dev/null
+		rdma res show cq dev "$1" 2>/dev/null | grep -v 'comm \[ib_core\]'
+		rdma res show pd dev "$1" 2>/dev/null | grep -v 'comm \[ib_core\]'
+	} | grep . || true
+}
+
+no_user_objects() { [[ -z $(user_objects "$1") ]]; }
+
+# progressed FILE: the run has started moving data (perftest printed its
+# table header: the QPs are connected and the timed loop began).
+progressed() { grep -q '#bytes' "$1" 2>/dev/null; }
+
+# kill_round NAME VICTIM TOOL ARGS...: TOOL between the pair for 30 s;
+# VICTIM (server or client) is killed 2 s into the transfer.
+kill_round() {
+	local name=$1 victim=$2 tool=$3 port=$((19000 + RANDOM % 500)) spid cpid vpid spid_rc=0
+	shift 3
+	local sout=$RESULTS/$name-server.txt cout=$RESULTS/$name-client.txt
+	log "$name: $tool $*, killing the $victim mid-transfer"
+	timeout -k 5 60 stdbuf -oL "$tool" -d "$SDEV" -x "$SG" -F -p "$port" -D 30 "$@" \
+		>"$sout" 2>&1 &
+	spid=$!
+	wait_until 30 "$name: server listening" listening_or_gone "$spid" "$port"
+	"${CNS[@]}" timeout -k 5 60 stdbuf -oL "$tool" -d "$CDEV" -x "$CG" -F -p "$port" \
+		-D 30 "$@" "$SADDR" >"$cout" 2>&1 &
+	cpid=$!
+	wait_until 30 "$name: transfer started" progressed "$cout"
+	sleep 2
+	if [[ $victim == server ]]; then vpid=$spid; else vpid=$cpid; fi
+	kill -0 "$vpid" 2>/dev/null || { cat "$sout" "$cout"; fail "$name: $victim ended early"; }
+	# timeout's child is the perftest process: kill that one.
+	pkill -KILL -P "$vpid" || fail "$name: no $victim process to kill"
+	local t0=$SECONDS
+	wait "$vpid" 2>/dev/null || true
+	(((SECONDS - t0) <= 10)) || fail "$name: killed $victim took $((SECONDS - t0)) s to go"
+	# The survivor: let it notice (retries run out after ~ 7 x 67 ms for
+	# the client; the server may wait for ever), then stop it.
+	local survivor=$cpid
+	[[ $victim == server ]] || survivor=$spid
+	t0=$SECONDS
+	while kill -0 "$survivor" 2>/dev/null && ((SECONDS - t0 < 8)); do nap 0.2; done
+	if kill -0 "$survivor" 2>/dev/null; then
+		pkill -TERM -P "$survivor" || true
+	fi
+	wait "$survivor" 2>/dev/null || spid_rc=$?
+	((spid_rc != 124)) || fail "$name: the survivor hung until its timeout"
+	log "$name: survivor ended (status $spid_rc) $((SECONDS - t0)) s after the kill"
+	wait_until 20 "$name: user objects gone on $SDEV" no_user_objects "$SDEV"
+	wait_until 20 "$name: user objects gone on $CDEV" no_user_objects "$CDEV"
+}
+
+kill_round write-client client ib_write_bw -s 65536
+kill_round write-server server ib_write_bw -s 65536
+kill_round read-server server ib_read_bw -s 65536
+kill_round read-client client ib_read_bw -s 65536
+kill_round send-client client ib_send_bw -s 4096
+
+# Nothing is stuck: a normal run between the same devices.
+LP_PORT=19600
+local_perftest after-kills 65536 ib_write_bw -s 65536 -n 200
+show_counters "$SDEV" "$CDEV"
+rdma_pair_done
