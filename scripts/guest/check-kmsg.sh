@@ -20,7 +20,9 @@ PATTERNS=(
 	'Call Trace'
 	'cut here'
 	'Kernel panic'
-	'general protection fault'
+	# The kernel's own, not a user process's ("traps: prog[pid] general
+	# protection fault ip:..."), which the kernel merely reports.
+	'general protection fault[,:]'
 	'refcount_t:'
 	'list_(add|del) corruption'
 	'hung_task|blocked for more than'
