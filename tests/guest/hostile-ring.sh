@@ -7,7 +7,8 @@
 # error, the QP goes to ERR and flushes what follows, the kernel stays
 # clean. A valid embedded AV (ah_num 0) is delivered. The packets of the valid
 # sends go to the device's own address and come back over the loopback
-# device, which also exercises that receive path (counted as rx_no_qp).
+# device, which also exercises that receive path; they are for QPN 2,
+# which no QP ever has (QP1 is the MAD layer's), so they count as rx_no_qp.
 . "$(dirname "$0")/lib.sh"
 
 [[ $SROCE_IMPL == sroce ]] || { log "sroce-only case"; exit 0; }

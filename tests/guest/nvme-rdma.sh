@@ -55,7 +55,12 @@ nvme_dev() {
 	return 1
 }
 
-nvme_dev_ready() { local d; d=$(nvme_dev) && [[ -b $d ]]; }
+# The namespace is there and scanned (its size is set after the device
+# node appears).
+nvme_dev_ready() {
+	local d
+	d=$(nvme_dev) && [[ -b $d ]] && (($(cat "/sys/block/${d#/dev/}/size") > 0))
+}
 
 host_connect() {	# ADDR
 	# What nvme-cli's "nvme connect" writes, without needing nvme-cli.
@@ -148,7 +153,7 @@ link_add "${DEVPFX}0" veth0
 wait_roce_gid 10 "${DEVPFX}0" 192.0.2.1 >/dev/null || fail "no RoCE v2 GID for 192.0.2.1"
 wait_roce_gid 10 "${DEVPFX}0" 2001:db8::1 >/dev/null || fail "no RoCE v2 GID for 2001:db8::1"
 
-nvme_round ipv4 192.0.2.1 ipv4
+# Each address family once; the target's SRQ once.
 nvme_round ipv6 2001:db8::1 ipv6
 nvme_round ipv4-srq 192.0.2.1 ipv4 use_srq=1
 

@@ -4,8 +4,8 @@
 # A process killed in the middle of an RC stream. ib_write_bw / ib_read_bw
 # / ib_send_bw run between the rdma_pair ends for long enough to be caught
 # mid-transfer (-D: a timed run); one side is killed with SIGKILL while
-# packets flow: first the client (requester), then the server (responder,
-# with reads: the one sending the read responses). Checked each time:
+# packets flow: the client (requester) of writes and sends, the server of
+# reads (the responder, sending the read responses). Checked each time:
 #  - the killed process is gone within seconds (its QPs, pinned MRs and
 #    CQs are destroyed by uverbs while packets for them keep arriving);
 #  - the survivor ends (the peer's QP is gone: its retries run out, or it
@@ -75,10 +75,10 @@ kill_round() {
 	wait_until 20 "$name: user objects gone on $CDEV" no_user_objects "$CDEV"
 }
 
+# Each side killed while it sends data: the requester of writes and sends,
+# the responder of reads (it sends the read responses).
 kill_round write-client client ib_write_bw -s 65536
-kill_round write-server server ib_write_bw -s 65536
 kill_round read-server server ib_read_bw -s 65536
-kill_round read-client client ib_read_bw -s 65536
 kill_round send-client client ib_send_bw -s 4096
 
 # Nothing is stuck: a normal run between the same devices.

@@ -20,6 +20,39 @@
 wire_rdma_dev
 wire_meet
 
+# rping_round NAME SERVER COUNT: rping, COUNT pings of 200 bytes echoed.
+rping_round() {
+	local name=$1 n
+	if [[ $ROLE == "$2" ]]; then
+		pair_run "$name" "$2" 60 rping -s -a "$MY_IP" -S 200 -v -V
+		n=$(grep -c '^server ping data: rdma-ping-' "$PAIR_OUT") || true
+	else
+		# pair_run appends the port and the server's address; rping
+		# takes the address from -a and ignores the extra argument.
+		pair_run "$name" "$2" 60 rping -c -a "$PEER_IP" -S 200 -C "$3" -v -V
+		n=$(grep -c '^ping data: rdma-ping-' "$PAIR_OUT") || true
+		assert_no_match "$(cat "$PAIR_OUT")" "mismatch" "$name: rping -V"
+	fi
+	assert_eq "$n" "$3" "$name ($PAIR_SIDE): pings"
+	log "$name: $n pings"
+}
+
+# ucmatose_round NAME SERVER: 2 RC connections x 10 sends each way.
+ucmatose_round() {
+	local out
+	if [[ $ROLE == "$2" ]]; then
+		pair_run "$1" "$2" 60 ucmatose -b "$MY_IP" -c 2 -C 10
+		out=$(cat "$PAIR_OUT")
+		assert_match "$out" "completing sends" "$1 ($PAIR_SIDE): sends"
+	else
+		pair_run "$1" "$2" 60 ucmatose -s "$PEER_IP" -c 2 -C 10
+		out=$(cat "$PAIR_OUT")
+		assert_match "$out" "receiving data transfers" "$1 ($PAIR_SIDE): receives"
+	fi
+	assert_match "$out" "data transfers complete" "$1 ($PAIR_SIDE): transfers"
+	assert_match "$out" "return status 0" "$1 ($PAIR_SIDE): status"
+}
+
 # rounds SERVER: every run with guest SERVER as the server.
 rounds() {
 	local tag=$1-serves
@@ -30,9 +63,15 @@ rounds() {
 	pair_run "read-lat-$tag" "$1" 60 ib_read_lat -d "$dev" -x "$g4" -F -s 2 -n 50
 	if [[ $PAIR_SIDE == client ]]; then pair_has_row "read-lat-$tag" 2 50; fi
 	pair_pingpong "pingpong-$tag" "$1" 60 "$dev" "$g4" 16384 20
+	PAIR_CM=1
+	rping_round "rping-$tag" "$1" 20
+	ucmatose_round "ucmatose-$tag" "$1"
+	PAIR_CM=
 }
 
 rounds A
 rounds B
 
+# Every connection was torn down: no rdma_cm ID is left behind.
+assert_eq "$(rdma res show cm_id 2>&1 | grep -c . || true)" 0 "rdma_cm IDs left"
 wire_done

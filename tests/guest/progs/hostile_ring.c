@@ -139,7 +139,7 @@ static void run(enum corruption c)
 	struct ibv_send_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1,
 				  .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED,
-				  .wr.ud = { .ah = ah, .remote_qpn = 1,
+				  .wr.ud = { .ah = ah, .remote_qpn = 2,
 					     .remote_qkey = 0x11 } }, *bad;
 	struct rxe_send_wqe *wqe;
 	struct rxe_sge *s;

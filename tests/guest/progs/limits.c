@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * limits DEV GID_INDEX: the device's reported limits are the enforced
- * ones, and running into one is a clean error.
+ * limits DEV GID_INDEX [KERNEL_PDS]: the device's reported limits are
+ * the enforced ones, and running into one is a clean error. KERNEL_PDS:
+ * PDs kernel users (the MAD layer) hold on the device; each also holds
+ * the DMA MR the core creates for it (the device has no local DMA lkey),
+ * and both count against the device's limits.
  *  - every size limit (WRs, SGEs, inline data, CQEs, SRQ WRs and SGEs)
  *    is accepted exactly at the reported value and refused one above it
  *    with EINVAL;
@@ -28,6 +31,7 @@
 static struct ibv_context *ctx;
 static struct ibv_device_attr dev;
 static struct ibv_pd *pd;
+static int kernel_pds;
 static struct ibv_cq *cq;
 static int gid_index;
 static char page[4096] __attribute__((aligned(4096)));
@@ -235,10 +239,11 @@ int main(int argc, char **argv)
 	/* Line by line: a case that times out still shows how far it got. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	elapsed();
-	CHECK(argc == 3, "usage: limits DEV GID_INDEX");
+	CHECK(argc == 3 || argc == 4, "usage: limits DEV GID_INDEX [KERNEL_PDS]");
 	ctx = open_by_name(argv[1]);
 	CHECK(ctx, "no device %s", argv[1]);
 	gid_index = atoi(argv[2]);
+	kernel_pds = argc > 3 ? atoi(argv[3]) : 0;
 	CHECK(!ibv_query_device(ctx, &dev), "query_device");
 	CHECK(!ibv_query_port(ctx, 1, &port), "query_port");
 	CHECK(port.max_msg_sz >= (1u << 30), "max_msg_sz %u < 1 GiB",
@@ -251,12 +256,12 @@ int main(int argc, char **argv)
 	sizes();
 	many_qps_cqs();
 	mr_churn();
-	count_limit("PDs", dev.max_pd, 1, make_pd, undo_pd);
+	count_limit("PDs", dev.max_pd, 1 + kernel_pds, make_pd, undo_pd);
 	count_limit("AHs", dev.max_ah, 0, make_ah, undo_ah);
 	count_limit("SRQs", dev.max_srq, 0, make_srq, undo_srq);
 	if (dev.max_mw)
 		count_limit("MWs", dev.max_mw, 0, make_mw, undo_mw);
-	count_limit("MRs", dev.max_mr, 0, make_mr, undo_mr);
+	count_limit("MRs", dev.max_mr, kernel_pds, make_mr, undo_mr);
 
 	CHECK(!ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd), "cleanup");
 	printf("limits all ok\n");
