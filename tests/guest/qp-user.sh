@@ -19,11 +19,11 @@ assert_match "$out" "reset ok" "RESET"
 assert_match "$out" "qp_state all ok" "all checks"
 
 log "killed process releases its QPs"
-"$PROGS/qp_state" "$d0" >/dev/null 2>&1 &
+"$PROGS/qp_state" "$d0" hold >"$RESULTS/qp-hold.txt" 2>&1 &
 pid=$!
-# Kill it while it holds QPs (its 1000-QP phase), not before or after.
-wait_until 60 "user QPs on $d0" \
-	bash -c "(( \$(rdma resource show qp 2>/dev/null | grep 'link $d0/' | grep -vc 'comm \\[ib_core\\]') > 10 ))"
+wait_until 60 "the process to hold its QPs" grep -q "holding" "$RESULTS/qp-hold.txt"
+n=$(rdma resource show qp 2>/dev/null | grep "link $d0/" | grep -vc 'comm \[ib_core\]') || true
+((n >= 1000)) || fail "$n user QPs listed while the process holds 1000"
 kill -9 "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
 # Kernel QPs (QP1, owned by ib_core) are not the process's.

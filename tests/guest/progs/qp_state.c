@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 #include "check.h"
@@ -265,13 +266,28 @@ static void check_many(void)
 	printf("many %d ok\n", MANY);
 }
 
+/* "hold": MANY QPs created, then wait to be killed holding them. */
+static void hold_many(void)
+{
+	int i;
+
+	for (i = 0; i < MANY; i++)
+		CHECK(make_qp(IBV_QPT_RC, 4, 4, 1, 0), "QP %d: %s", i,
+		      strerror(errno));
+	printf("holding %d QPs\n", MANY);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL), *dev = NULL;
 	struct ibv_device_attr dattr;
 	int i;
 
-	CHECK(argc == 2 && list, "usage: qp_state DEV");
+	CHECK((argc == 2 || (argc == 3 && !strcmp(argv[2], "hold"))) && list,
+	      "usage: qp_state DEV [hold]");
 	for (i = 0; list[i]; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
 			dev = list[i];
@@ -296,6 +312,10 @@ int main(int argc, char **argv)
 	}
 	CHECK(gid_index >= 0, "no IPv4 GID");
 
+	if (argc == 3) {
+		hold_many();
+		return 1;
+	}
 	check_rc_lifecycle();
 	check_other_types();
 	check_limits(&dattr);

@@ -143,6 +143,11 @@ static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		sroce_requester_discard(qp);
 		sroce_responder_discard(qp);
 		break;
+	case IB_QPS_INIT:
+		/* Sends posted in RESET failed (verbs_post.c): drop them. */
+		if (cur == IB_QPS_RESET)
+			sroce_requester_discard(qp);
+		break;
 	case IB_QPS_RTR:
 		if (cur == IB_QPS_INIT)
 			sroce_responder_reset(qp);

@@ -181,29 +181,28 @@ static int sroce_post_send_kernel(struct sroce_qp *qp,
 
 /*
  * User QPs: the doorbell of the rxe user ABI. librxe has written WQEs into
- * the send ring and calls post_send with no work request. The engine
- * sends them in RTS (or flushes them in ERR); before RTS they wait in the
- * ring, as on hardware.
+ * the send ring and calls post_send with no work request. Kernel QPs:
+ * the work requests are written into the ring here.
  *
- * Kernel QPs: refused in RESET (IBTA 10.8.2: an immediate error); queued
- * until RTS in INIT and RTR; flushed in ERR (ib_drain_sq() relies on it).
+ * Either way: refused in RESET (IBTA 10.8.2: an immediate error; a WQE
+ * librxe wrote meanwhile is dropped when the QP leaves RESET); queued
+ * until RTS in INIT and RTR, as on hardware; sent in RTS; flushed in ERR
+ * (ib_drain_sq() relies on it).
  */
 static int sroce_post_send(struct ib_qp *ib_qp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sroce_qp(ib_qp);
-	int err;
+	int err = 0;
 
+	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (!qp->user) {
-		if (READ_ONCE(qp->state) == IB_QPS_RESET) {
-			*bad_wr = wr;
-			return -EINVAL;
-		}
 		err = sroce_post_send_kernel(qp, wr, bad_wr);
 		if (err && *bad_wr == wr)
 			return err;
-	} else {
-		err = 0;
 	}
 	sroce_engine_kick(qp);
 	return err;
