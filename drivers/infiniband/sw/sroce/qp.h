@@ -239,6 +239,8 @@ sroce_wqe_kernel_ah(const struct rxe_send_wqe *wqe)
 
 /* The work request opcodes @qp can execute (requester.c). */
 bool sroce_qp_op_allowed(const struct sroce_qp *qp, u32 op);
+/* Opcodes whose message bytes come from the WQE (SGEs or inline data). */
+bool sroce_wr_carries_data(u32 op);
 
 /* The requester's kernel copy of the WQE in SQ slot @idx, and its state. */
 static inline void *sroce_sq_shadow(struct sroce_qp *qp, u32 idx)

@@ -77,7 +77,7 @@ static bool sroce_wr_is_local(u32 op)
 	       op == IB_WR_REG_MR;
 }
 
-static bool sroce_wr_carries_data(u32 op)
+bool sroce_wr_carries_data(u32 op)
 {
 	return op != IB_WR_RDMA_READ && !sroce_wr_is_atomic(op) &&
 	       !sroce_wr_is_local(op);

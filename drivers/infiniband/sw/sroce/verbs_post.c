@@ -73,13 +73,6 @@ static int sroce_post_inline(struct sroce_qp *qp, struct rxe_dma_info *dma,
 	return 0;
 }
 
-static bool sroce_wr_has_data(u32 op)
-{
-	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
-	       op == IB_WR_SEND_WITH_INV || op == IB_WR_RDMA_WRITE ||
-	       op == IB_WR_RDMA_WRITE_WITH_IMM;
-}
-
 /* Writes @wr as a WQE into the free slot @wqe. */
 static int sroce_post_build_send(struct sroce_qp *qp,
 				 const struct ib_send_wr *wr,
@@ -146,7 +139,7 @@ static int sroce_post_build_send(struct sroce_qp *qp,
 		w->wr.ud.pkey_index = ud_wr(wr)->pkey_index;
 		sroce_wqe_set_kernel_ah(wqe, ud_wr(wr)->ah);
 	}
-	if ((wr->send_flags & IB_SEND_INLINE) && sroce_wr_has_data(op))
+	if ((wr->send_flags & IB_SEND_INLINE) && sroce_wr_carries_data(op))
 		return sroce_post_inline(qp, &wqe->dma, wr);
 	wqe->wr.send_flags &= ~IB_SEND_INLINE;
 	return sroce_post_sges(&wqe->dma, wr->sg_list, wr->num_sge,
