@@ -88,9 +88,6 @@ void sroce_completer_retire(struct sroce_qp *qp)
 		u32 idx = sroce_queue_consumer_index(&qp->sq);
 		struct sroce_send_state *st = sroce_sq_state(qp, idx);
 		struct rxe_send_wqe *wqe = sroce_sq_shadow(qp, idx);
-		struct ib_wc wc = {
-			.qp = &qp->ib_qp,
-		};
 		bool passed = idx != req->idx;
 
 		if (idx == req->fetch_idx || !st->done)
@@ -105,10 +102,15 @@ void sroce_completer_retire(struct sroce_qp *qp)
 		sroce_queue_pop(&qp->sq);
 		if (st->status != IB_WC_SUCCESS || qp->sig_all ||
 		    (wqe->wr.send_flags & IB_SEND_SIGNALED)) {
-			wc.wr_id = wqe->wr.wr_id;
-			wc.status = st->status;
-			wc.opcode = sroce_wc_opcode(wqe->wr.opcode);
-			wc.byte_len = st->length;
+			/* Built only when wanted: most sends are unsignalled. */
+			struct ib_wc wc = {
+				.qp = &qp->ib_qp,
+				.wr_id = wqe->wr.wr_id,
+				.status = st->status,
+				.opcode = sroce_wc_opcode(wqe->wr.opcode),
+				.byte_len = st->length,
+			};
+
 			if (sroce_cq_post(qp->scq, &wc, false)) {
 				sroce_qp_set_error(qp);
 				return;

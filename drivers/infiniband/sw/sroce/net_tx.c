@@ -6,7 +6,7 @@
  * header exists and before the packet leaves.
  *
  * A destination that an sroce device of this host owns is delivered to
- * it directly (sroce_tx_local()). Anything else is routed; a connected
+ * it directly (sroce_tx_local_dev()). Anything else is routed; a connected
  * QP keeps its route in a dst_cache, which the FIB invalidates when
  * routes change.
  */
@@ -136,7 +136,7 @@ static void sroce_push_udp(struct sk_buff *skb, u16 src_port)
 }
 
 static void sroce_push_ipv4(struct sroce_dev *sdev, struct sk_buff *skb,
-			    const struct sroce_av *av)
+			    const struct sroce_av *av, bool local)
 {
 	struct iphdr *iph;
 
@@ -152,7 +152,10 @@ static void sroce_push_ipv4(struct sroce_dev *sdev, struct sk_buff *skb,
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = av->saddr.in4.sin_addr.s_addr;
 	iph->daddr = av->daddr.in4.sin_addr.s_addr;
-	__ip_select_ident(sdev->net, iph, 1);
+	if (local)
+		iph->id = 0;
+	else
+		__ip_select_ident(sdev->net, iph, 1);
 	ip_send_check(iph);
 	skb->protocol = htons(ETH_P_IP);
 }
@@ -178,36 +181,26 @@ static void sroce_push_ipv6(struct sk_buff *skb, const struct sroce_av *av)
  * namespace owns goes straight to that device's receive path, as if it
  * had arrived: no trip through the loopback device and the UDP socket,
  * whose softirq may be deferred to ksoftirqd and then waits behind busy
- * processes. It never meets a wire, so it carries no ICRC. The engine
- * it lands in runs in place if idle (trylock only: no lock order among
- * QPs). Returns true if the packet was delivered (consumed).
+ * processes. It never meets a wire, so it carries no ICRC and needs no
+ * IP identification. The engine it lands in runs in place if idle
+ * (trylock only: no lock order among QPs). Returns that device, or NULL;
+ * the caller holds the RCU read lock.
  */
-static bool sroce_tx_local(struct sroce_dev *sdev, const struct sroce_av *av,
-			   struct sk_buff *skb)
+static struct sroce_dev *sroce_tx_local_dev(struct sroce_dev *sdev,
+					    const struct sroce_av *av)
 {
-	bool ipv6 = av->network_type == RDMA_NETWORK_IPV6;
-	struct sroce_dev *dest;
-
-	rcu_read_lock();
-	dest = sroce_dev_by_addr_rcu(sdev->net, ipv6,
-				     ipv6 ? (const void *)&av->daddr.in6.sin6_addr :
-					    (const void *)&av->daddr.in4.sin_addr.s_addr);
-	if (!dest) {
-		rcu_read_unlock();
-		return false;
-	}
-	skb->dev = dest->ndev;
-	skb->pkt_type = PACKET_HOST;
-	__skb_pull(skb, skb_transport_offset(skb));
-	sroce_recv(dest, skb, true);
-	rcu_read_unlock();
-	return true;
+	if (av->network_type == RDMA_NETWORK_IPV6)
+		return sroce_dev_by_addr_rcu(sdev->net, true,
+					     &av->daddr.in6.sin6_addr);
+	return sroce_dev_by_addr_rcu(sdev->net, false,
+				     &av->daddr.in4.sin_addr.s_addr);
 }
 
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		  struct sk_buff *skb, u16 src_port, struct dst_cache *cache)
 {
 	bool ipv6 = av->network_type == RDMA_NETWORK_IPV6;
+	struct sroce_dev *local;
 	unsigned int bth_len;
 	struct dst_entry *dst;
 	__le32 icrc;
@@ -223,12 +216,21 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	bth_len = skb->len;
 	skb_put(skb, SROCE_ICRC_BYTES);
 	sroce_push_udp(skb, src_port);
+	rcu_read_lock();
+	local = sroce_tx_local_dev(sdev, av);
 	if (ipv6)
 		sroce_push_ipv6(skb, av);
 	else
-		sroce_push_ipv4(sdev, skb, av);
-	if (sroce_tx_local(sdev, av, skb))
+		sroce_push_ipv4(sdev, skb, av, local);
+	if (local) {
+		skb->dev = local->ndev;
+		skb->pkt_type = PACKET_HOST;
+		__skb_pull(skb, skb_transport_offset(skb));
+		sroce_recv(local, skb, true);
+		rcu_read_unlock();
 		return 0;
+	}
+	rcu_read_unlock();
 
 	dst = ipv6 ? sroce_route6(sdev, av, cache) :
 		     sroce_route4(sdev, av, cache);

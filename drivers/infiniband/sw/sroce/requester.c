@@ -124,6 +124,29 @@ static enum ib_wc_status sroce_req_check(const struct sroce_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
+/*
+ * Copies one posted slot into its shadow: the fixed part, then only as
+ * much of the SGE or inline area as the copied fixed part says is in use
+ * (a slot is sized for the QP's largest WQE, usually far larger). The
+ * area is clamped to the slot; a WQE whose counts exceed it fails
+ * sroce_req_check(), so the shadow's stale rest is never read.
+ */
+static void sroce_req_copy_slot(struct sroce_qp *qp,
+				struct rxe_send_wqe *wqe, const void *slot)
+{
+	u32 room = qp->sq_slot_size - sizeof(*wqe);
+	u32 used;
+
+	memcpy(wqe, slot, sizeof(*wqe));
+	if ((wqe->wr.send_flags & IB_SEND_INLINE) ||
+	    wqe->wr.opcode == SROCE_WR_ATOMIC_WRITE)
+		used = max_t(u32, wqe->dma.length, sizeof(u64));
+	else
+		used = min_t(u32, wqe->dma.num_sge, room) *
+		       sizeof(struct rxe_sge);
+	memcpy(wqe + 1, slot + sizeof(*wqe), min(used, room));
+}
+
 /* Copies the next posted WQE into the shadow ring; NULL if none. */
 static struct sroce_send_state *sroce_req_fetch(struct sroce_qp *qp)
 {
@@ -138,7 +161,7 @@ static struct sroce_send_state *sroce_req_fetch(struct sroce_qp *qp)
 	    idx == sroce_queue_producer_index(&qp->sq))
 		return NULL;
 	wqe = sroce_sq_shadow(qp, idx);
-	memcpy(wqe, sroce_queue_addr(&qp->sq, idx), qp->sq_slot_size);
+	sroce_req_copy_slot(qp, wqe, sroce_queue_addr(&qp->sq, idx));
 	st = sroce_sq_state(qp, idx);
 	memset(st, 0, sizeof(*st));
 	st->status = sroce_req_check(qp, wqe, &st->length);

@@ -78,7 +78,7 @@ static bool sroce_resp_take_rwqe(struct sroce_qp *qp)
 	slot = sroce_queue_head(&qp->rq);
 	if (!slot)
 		return false;
-	memcpy(qp->resp.rwqe, slot, qp->rq_slot_size);
+	sroce_recv_wqe_copy(qp->resp.rwqe, slot, qp->rq_slot_size);
 	qp->resp.have_rwqe = true;
 	return true;
 }

@@ -37,6 +37,21 @@ sroce_sge_list_of(struct ib_pd *pd, const struct rxe_dma_info *dma,
 }
 
 /*
+ * Takes the kernel copy of a receive WQE from its @slot_size ring slot:
+ * the fixed part and only the SGEs it says are in use, as many as the
+ * slot holds (sroce_sge_list_of() never reads further).
+ */
+static inline void sroce_recv_wqe_copy(struct rxe_recv_wqe *wqe,
+				       const void *slot, u32 slot_size)
+{
+	u32 room = (slot_size - sizeof(*wqe)) / sizeof(struct rxe_sge);
+
+	memcpy(wqe, slot, sizeof(*wqe));
+	memcpy(wqe + 1, slot + sizeof(*wqe),
+	       min(wqe->dma.num_sge, room) * sizeof(struct rxe_sge));
+}
+
+/*
  * Each copies @len bytes at message offset @offset, i.e. starting
  * @offset bytes into the concatenated SGEs. They return IB_WC_SUCCESS,
  * IB_WC_LOC_LEN_ERR when the SGEs are too short, or IB_WC_LOC_PROT_ERR

@@ -11,6 +11,7 @@
 
 #include "sroce.h"
 #include "limits.h"
+#include "sge.h"
 #include "srq.h"
 
 static u32 sroce_srq_elem_size(u32 max_sge)
@@ -41,7 +42,7 @@ bool sroce_srq_take(struct sroce_srq *srq, void *wqe)
 		spin_unlock_bh(&srq->lock);
 		return false;
 	}
-	memcpy(wqe, slot, srq->slot_size);
+	sroce_recv_wqe_copy(wqe, slot, srq->slot_size);
 	sroce_queue_pop(&srq->rq);
 	/* The limit event fires once per arming (IBTA 10.2.9.3). */
 	if (srq->limit && sroce_queue_count(&srq->rq) < srq->limit) {
