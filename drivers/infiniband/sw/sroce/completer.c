@@ -76,7 +76,7 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 	if (sroce_comp_outstanding(qp))
 		sroce_engine_arm_retry(qp);
 	else
-		del_timer(&qp->retry_timer);
+		sroce_engine_stop_retry(qp);
 }
 
 /* Completes done WQEs, oldest first; see the top of the file. */
@@ -222,7 +222,7 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer_code)
 		req->rnr_left--;
 	sroce_requester_seek(qp, psn);
 	req->rnr_wait = true;
-	del_timer(&qp->retry_timer);
+	sroce_engine_stop_retry(qp);
 	sroce_engine_arm_rnr(qp, sroce_rnr_timer_us(timer_code));
 }
 
@@ -432,14 +432,19 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	struct sroce_send_state *st;
 	u32 idx;
 
-	if (!sroce_qp_is_rc(qp) || req->rnr_wait)
+	if (!sroce_qp_is_rc(qp) || req->rnr_wait ||
+	    !sroce_engine_retry_due(qp))
 		return;
 	sroce_completer_retire(qp);
-	if (qp->state == IB_QPS_ERR || !sroce_comp_outstanding(qp))
+	if (qp->state == IB_QPS_ERR || !sroce_comp_outstanding(qp)) {
+		sroce_engine_stop_retry(qp);
 		return;
+	}
 	st = sroce_comp_oldest(qp, &idx);
-	if (!st)
+	if (!st) {
+		sroce_engine_stop_retry(qp);
 		return;
+	}
 	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_RETRY_TIMEOUT);
 	if (!req->retry_left) {
 		st->status = IB_WC_RETRY_EXC_ERR;

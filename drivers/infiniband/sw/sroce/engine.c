@@ -1,19 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The per-QP engine: the single execution context of a QP's transport.
+ * The per-QP engines: the execution contexts of a QP's transport.
  *
- * Every event that gives a QP work - the send doorbell, a received packet,
- * a timer, a state change - kicks the engine. The kicker sets the PENDING
- * bit and tries to take eng_lock: if that works it runs the engine in
+ * A QP has two engines, one per direction, so that the two directions of
+ * a connection run in parallel on two CPUs, as they would on two ports of
+ * an adapter:
+ *
+ *   snd  the requester and the completer: our requests out, their
+ *        responses (ACKs, NAKs, read responses) in, the send completions,
+ *        the retransmission and RNR timers;
+ *   rcv  the responder: requests in, their responses out, the receive
+ *        completions.
+ *
+ * With a single engine, a ping-pong between two QPs serialises on one
+ * CPU: the peer's reply would wait for our own ACK processing to end.
+ *
+ * Every event that gives an engine work - the send doorbell, a received
+ * packet, a timer, a state change - kicks it. The kicker sets its PENDING
+ * bit and tries to take its lock: if that works it runs the engine in
  * place (process context or softirq, bottom halves off), otherwise the
  * current owner sees PENDING before it lets go. A run does at most
  * SROCE_ENGINE_BUDGET packets of work in and out; if more is left, it
- * hands over to the QP's work item, which keeps going in process context
- * and yields the CPU between runs. So no softirq does long work, the
- * common case (a short message, an ACK) costs no context switch, and no
- * lock is shared between QPs on the data path.
+ * hands over to the engine's work item, which keeps going in process
+ * context and yields the CPU between runs. So no softirq does long work,
+ * the common case (a short message, an ACK) costs no context switch, and
+ * no lock is shared between QPs on the data path. Engines only ever
+ * trylock each other (a run delivers packets to other QPs' engines, or
+ * to the other half of its own QP): there is no lock order among them.
  *
- * The work item, the timers and queued packets all belong to the QP:
+ * The work items, the timers and queued packets all belong to the QP:
  * sroce_engine_stop() (destroy) ends them before the QP is freed.
  */
 #include <linux/delay.h>
@@ -26,7 +41,7 @@
 #include "qp.h"
 
 #define SROCE_ENGINE_BUDGET	64
-/* Packets queued for one QP beyond this are dropped (the peer retries). */
+/* Packets queued for one engine beyond this are dropped (the peer retries). */
 #define SROCE_RX_QUEUE_MAX	4096
 
 static struct workqueue_struct *sroce_engine_wq;
@@ -49,86 +64,133 @@ void sroce_engine_exit(void)
 	destroy_workqueue(sroce_engine_wq);
 }
 
-/* Drops what is queued for a QP that no longer takes packets. */
-static void sroce_engine_drop_rx(struct sroce_qp *qp)
+/*
+ * What a run of either engine must do first. Returns false if the engine
+ * has nothing to do in this state (and drops what it was sent), true if
+ * it is to go on; @flush: the QP is in ERR, flush the side's queue.
+ */
+static bool sroce_engine_may_run(struct sroce_qp *qp, struct sroce_engine *e,
+				 bool *flush)
 {
-	skb_queue_purge(&qp->rx_queue);
-}
-
-/* One bounded run, under eng_lock. Returns true if work is left. */
-static bool sroce_engine_step(struct sroce_qp *qp)
-{
-	int budget = SROCE_ENGINE_BUDGET;
-	struct sk_buff *skb;
-	bool more;
-
+	*flush = false;
 	if (qp->dying)
 		return false;
-
-	switch (qp->state) {
+	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RESET:
 	case IB_QPS_INIT:
-		sroce_engine_drop_rx(qp);
+		skb_queue_purge(&e->rx);
 		return false;
 	case IB_QPS_ERR:
-		sroce_engine_drop_rx(qp);
-		sroce_completer_flush(qp);
-		sroce_responder_flush(qp);
+		skb_queue_purge(&e->rx);
+		*flush = true;
 		return false;
 	default:
-		break;
+		return true;
 	}
+}
 
-	if (test_and_clear_bit(SROCE_ENG_RETRY, &qp->eng_flags))
+/* One bounded run of the send engine, under its lock. True: work left. */
+static bool sroce_engine_step_snd(struct sroce_qp *qp)
+{
+	struct sroce_engine *e = &qp->snd;
+	int budget = SROCE_ENGINE_BUDGET;
+	struct sk_buff *skb;
+	bool more, flush;
+
+	if (!sroce_engine_may_run(qp, e, &flush)) {
+		if (flush)
+			sroce_completer_flush(qp);
+		return false;
+	}
+	if (test_and_clear_bit(SROCE_ENG_RETRY, &e->flags))
 		sroce_completer_timeout(qp);
-	if (test_and_clear_bit(SROCE_ENG_RNR, &qp->eng_flags))
+	if (test_and_clear_bit(SROCE_ENG_RNR, &e->flags))
 		qp->req.rnr_wait = false;
 
-	while (budget > 0 && qp->state != IB_QPS_ERR &&
-	       (skb = skb_dequeue(&qp->rx_queue))) {
-		if (sroce_skb_info(skb)->op->flags & SROCE_OPF_RESP)
-			sroce_completer_recv(qp, skb);
-		else
-			sroce_responder_recv(qp, skb);
+	while (budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR &&
+	       (skb = skb_dequeue(&e->rx))) {
+		sroce_completer_recv(qp, skb);
 		consume_skb(skb);
 		budget--;
 	}
-	if (qp->state == IB_QPS_ERR)
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		return true;	/* the next run flushes */
 	/*
 	 * Packets that arrived after the loop set PENDING themselves: only
 	 * an exhausted budget is a reason to hand over to the work item.
 	 */
-	more = budget <= 0 && !skb_queue_empty(&qp->rx_queue);
-	more |= sroce_responder_send(qp, &budget);
+	more = budget <= 0 && !skb_queue_empty(&e->rx);
 	more |= sroce_requester_run(qp, &budget);
-	return more || qp->state == IB_QPS_ERR;
+	return more || READ_ONCE(qp->state) == IB_QPS_ERR;
 }
 
+/* One bounded run of the receive engine, under its lock. */
+static bool sroce_engine_step_rcv(struct sroce_qp *qp)
+{
+	struct sroce_engine *e = &qp->rcv;
+	int budget = SROCE_ENGINE_BUDGET;
+	struct sk_buff *skb;
+	bool more, flush;
+
+	if (!sroce_engine_may_run(qp, e, &flush)) {
+		if (flush)
+			sroce_responder_flush(qp);
+		return false;
+	}
+	while (budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR &&
+	       (skb = skb_dequeue(&e->rx))) {
+		sroce_responder_recv(qp, skb);
+		consume_skb(skb);
+		budget--;
+	}
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		return true;
+	more = budget <= 0 && !skb_queue_empty(&e->rx);
+	more |= sroce_responder_send(qp, &budget);
+	return more || READ_ONCE(qp->state) == IB_QPS_ERR;
+}
+
+static bool sroce_engine_step(struct sroce_qp *qp, struct sroce_engine *e)
+{
+	return e == &qp->snd ? sroce_engine_step_snd(qp) :
+			       sroce_engine_step_rcv(qp);
+}
+
+static void sroce_engine_kick_one(struct sroce_qp *qp, struct sroce_engine *e);
+
 /*
- * Runs the engine while it is wanted and nobody else runs it. @in_work:
- * called from the work item, which may go on for as long as there is work
+ * Runs engine @e while it is wanted and nobody else runs it. @in_work:
+ * called from its work item, which may go on for as long as there is work
  * (yielding between runs); anywhere else a run that leaves work behind
  * hands it to the work item.
  */
-static void sroce_engine_loop(struct sroce_qp *qp, bool in_work)
+static void sroce_engine_loop(struct sroce_qp *qp, struct sroce_engine *e,
+			      bool in_work)
 {
+	struct sroce_engine *other = e == &qp->snd ? &qp->rcv : &qp->snd;
+
 	for (;;) {
 		bool more = false;
 
-		if (!spin_trylock_bh(&qp->eng_lock))
+		if (!spin_trylock_bh(&e->lock))
 			return;
-		while (test_and_clear_bit(SROCE_ENG_PENDING, &qp->eng_flags)) {
-			more = sroce_engine_step(qp);
+		while (test_and_clear_bit(SROCE_ENG_PENDING, &e->flags)) {
+			more = sroce_engine_step(qp, e);
 			if (more) {
-				set_bit(SROCE_ENG_PENDING, &qp->eng_flags);
+				set_bit(SROCE_ENG_PENDING, &e->flags);
 				if (!in_work && !qp->dying)
-					queue_work(sroce_engine_wq,
-						   &qp->eng_work);
+					queue_work(sroce_engine_wq, &e->work);
 				break;
 			}
 		}
-		spin_unlock_bh(&qp->eng_lock);
+		spin_unlock_bh(&e->lock);
+		/*
+		 * An error found here (sroce_qp_set_error()) wants the other
+		 * half to flush its queue too.
+		 */
+		if (READ_ONCE(qp->state) == IB_QPS_ERR &&
+		    test_bit(SROCE_ENG_PENDING, &other->flags))
+			sroce_engine_kick_one(qp, other);
 		if (more) {
 			if (!in_work)
 				return;
@@ -146,14 +208,14 @@ static void sroce_engine_loop(struct sroce_qp *qp, bool in_work)
 		}
 		/* A kick between our last test and the unlock is ours. */
 		smp_mb();
-		if (!test_bit(SROCE_ENG_PENDING, &qp->eng_flags))
+		if (!test_bit(SROCE_ENG_PENDING, &e->flags))
 			return;
 	}
 }
 
-void sroce_engine_kick(struct sroce_qp *qp)
+static void sroce_engine_kick_one(struct sroce_qp *qp, struct sroce_engine *e)
 {
-	set_bit(SROCE_ENG_PENDING, &qp->eng_flags);
+	set_bit(SROCE_ENG_PENDING, &e->flags);
 	smp_mb__after_atomic();
 	/*
 	 * A kernel consumer may post with interrupts off, where bottom
@@ -161,38 +223,67 @@ void sroce_engine_kick(struct sroce_qp *qp)
 	 */
 	if (unlikely(irqs_disabled())) {
 		if (!READ_ONCE(qp->dying))
-			queue_work(sroce_engine_wq, &qp->eng_work);
+			queue_work(sroce_engine_wq, &e->work);
 		return;
 	}
-	sroce_engine_loop(qp, false);
+	sroce_engine_loop(qp, e, false);
 }
 
-static void sroce_engine_work(struct work_struct *work)
+void sroce_engine_kick_send(struct sroce_qp *qp)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, eng_work);
+	sroce_engine_kick_one(qp, &qp->snd);
+}
 
-	sroce_engine_loop(qp, true);
+void sroce_engine_kick_recv(struct sroce_qp *qp)
+{
+	sroce_engine_kick_one(qp, &qp->rcv);
+}
+
+/* Both halves: a state change. */
+void sroce_engine_kick(struct sroce_qp *qp)
+{
+	sroce_engine_kick_one(qp, &qp->snd);
+	sroce_engine_kick_one(qp, &qp->rcv);
+}
+
+static void sroce_engine_work_snd(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, snd.work);
+
+	sroce_engine_loop(qp, &qp->snd, true);
+}
+
+static void sroce_engine_work_rcv(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, rcv.work);
+
+	sroce_engine_loop(qp, &qp->rcv, true);
 }
 
 static void sroce_retry_timer_fn(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, retry_timer);
 
-	set_bit(SROCE_ENG_RETRY, &qp->eng_flags);
-	sroce_engine_kick(qp);
+	set_bit(SROCE_ENG_RETRY, &qp->snd.flags);
+	sroce_engine_kick_send(qp);
 }
 
 static void sroce_rnr_timer_fn(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
 
-	set_bit(SROCE_ENG_RNR, &qp->eng_flags);
-	sroce_engine_kick(qp);
+	set_bit(SROCE_ENG_RNR, &qp->snd.flags);
+	sroce_engine_kick_send(qp);
 }
 
 /*
- * Local ACK timeout (IBTA 9.7.6.1.3): 4.096 us * 2^timeout; 0 means wait
- * forever. Engine context.
+ * The local ACK timer (IBTA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means wait
+ * forever) is kept lazily: req.retry_deadline moves forward on every bit
+ * of progress, but the timer_list is only armed when it is not pending,
+ * and never deleted on the data path. When it fires early, the engine
+ * re-arms it for the deadline (sroce_engine_retry_due()). So a message
+ * and its ACK cost no timer-wheel lock, which they would with a
+ * mod_timer() per send and a del_timer() per ACK. Engine context.
  */
 void sroce_engine_arm_retry(struct sroce_qp *qp)
 {
@@ -203,7 +294,28 @@ void sroce_engine_arm_retry(struct sroce_qp *qp)
 		return;
 	/* Codes above 29 mean hours; an hour is as good as for ever. */
 	usecs = min_t(u64, (4096ULL << t) / 1000, 3600ULL * USEC_PER_SEC);
-	mod_timer(&qp->retry_timer, jiffies + usecs_to_jiffies(usecs) + 1);
+	qp->req.retry_deadline = jiffies + usecs_to_jiffies(usecs) + 1;
+	qp->req.retry_on = true;
+	if (!timer_pending(&qp->retry_timer))
+		mod_timer(&qp->retry_timer, qp->req.retry_deadline);
+}
+
+/* Nothing is outstanding: the timer may still fire, to no effect. */
+void sroce_engine_stop_retry(struct sroce_qp *qp)
+{
+	qp->req.retry_on = false;
+}
+
+/* The timer fired: is the deadline really past? Engine context. */
+bool sroce_engine_retry_due(struct sroce_qp *qp)
+{
+	if (!qp->req.retry_on || qp->dying)
+		return false;
+	if (time_before(jiffies, qp->req.retry_deadline)) {
+		mod_timer(&qp->retry_timer, qp->req.retry_deadline);
+		return false;
+	}
+	return true;
 }
 
 void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs)
@@ -214,32 +326,76 @@ void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs)
 }
 
 /*
- * A validated packet for @qp (receive softirq, under RCU). Queued in
- * arrival order; the engine takes it from there.
+ * A validated packet for @qp (receive softirq, under RCU): responses go
+ * to the send engine, requests to the receive engine, queued in arrival
+ * order.
  */
 void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct sroce_packet_info *info)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
+	struct sroce_engine *e = info->op->flags & SROCE_OPF_RESP ?
+				 &qp->snd : &qp->rcv;
 
 	BUILD_BUG_ON(sizeof(*info) > sizeof(skb->cb));
-	if (skb_queue_len(&qp->rx_queue) >= SROCE_RX_QUEUE_MAX) {
+	if (skb_queue_len(&e->rx) >= SROCE_RX_QUEUE_MAX) {
 		sroce_count(sdev, SROCE_CNT_RX_QUEUE_FULL);
 		kfree_skb(skb);
 		return;
 	}
 	memcpy(skb->cb, info, sizeof(*info));
-	skb_queue_tail(&qp->rx_queue, skb);
-	sroce_engine_kick(qp);
+	skb_queue_tail(&e->rx, skb);
+	sroce_engine_kick_one(qp, e);
+}
+
+static void sroce_engine_init_one(struct sroce_engine *e, work_func_t fn)
+{
+	INIT_WORK(&e->work, fn);
+	skb_queue_head_init(&e->rx);
 }
 
 void sroce_engine_setup(struct sroce_qp *qp)
 {
-	spin_lock_init(&qp->eng_lock);
-	INIT_WORK(&qp->eng_work, sroce_engine_work);
-	skb_queue_head_init(&qp->rx_queue);
+	/* Two lock classes: sroce_engine_lock() nests rcv inside snd. */
+	spin_lock_init(&qp->snd.lock);
+	spin_lock_init(&qp->rcv.lock);
+	sroce_engine_init_one(&qp->snd, sroce_engine_work_snd);
+	sroce_engine_init_one(&qp->rcv, sroce_engine_work_rcv);
 	timer_setup(&qp->retry_timer, sroce_retry_timer_fn, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
+}
+
+/*
+ * Both engine locks, for a change of state or a consistent look at it
+ * (modify, query, destroy). Process context only: this is the one place
+ * that waits for an engine lock.
+ */
+void sroce_engine_lock(struct sroce_qp *qp)
+{
+	spin_lock_bh(&qp->snd.lock);
+	spin_lock(&qp->rcv.lock);
+}
+
+/*
+ * Kicks that found the engines locked meanwhile only set PENDING: their
+ * work is run here, as an engine's owner would before it lets go.
+ */
+void sroce_engine_unlock(struct sroce_qp *qp)
+{
+	spin_unlock(&qp->rcv.lock);
+	spin_unlock_bh(&qp->snd.lock);
+	smp_mb();
+	if (test_bit(SROCE_ENG_PENDING, &qp->snd.flags))
+		sroce_engine_loop(qp, &qp->snd, false);
+	if (test_bit(SROCE_ENG_PENDING, &qp->rcv.flags))
+		sroce_engine_loop(qp, &qp->rcv, false);
+}
+
+/* Queued packets of both halves: the QP takes none in its new state. */
+void sroce_engine_drop_rx(struct sroce_qp *qp)
+{
+	skb_queue_purge(&qp->snd.rx);
+	skb_queue_purge(&qp->rcv.rx);
 }
 
 /*
@@ -248,15 +404,16 @@ void sroce_engine_setup(struct sroce_qp *qp)
  */
 void sroce_engine_stop(struct sroce_qp *qp)
 {
-	spin_lock_bh(&qp->eng_lock);
+	sroce_engine_lock(qp);
 	qp->dying = true;
-	spin_unlock_bh(&qp->eng_lock);
+	sroce_engine_unlock(qp);
 	/* Neither re-arms nor queues once dying is seen. */
 	del_timer_sync(&qp->retry_timer);
 	del_timer_sync(&qp->rnr_timer);
-	cancel_work_sync(&qp->eng_work);
+	cancel_work_sync(&qp->snd.work);
+	cancel_work_sync(&qp->rcv.work);
 	/* A run that had started stops at the lock or at dying. */
-	spin_lock_bh(&qp->eng_lock);
-	spin_unlock_bh(&qp->eng_lock);
+	sroce_engine_lock(qp);
+	sroce_engine_unlock(qp);
 	sroce_engine_drop_rx(qp);
 }

@@ -13,25 +13,31 @@
  * work item, and only then lets the core free the QP. No grace period is
  * waited for: destroying thousands of QPs stays fast.
  *
- * Execution: all transport work of a QP - requester, completer, responder,
- * timers' consequences, flushes - runs in its engine (engine.c), one run
- * at a time under eng_lock with bottom halves off. A run does a bounded
- * amount of work; whoever kicks the engine runs it in place if it is idle
- * (send doorbell, receive softirq), otherwise the running owner picks the
- * new work up before it leaves. Longer work continues in a work item.
+ * Execution: the transport work of a QP runs in its two engines
+ * (engine.c): "snd" (requester, completer, timers) and "rcv" (responder),
+ * each one run at a time under its own lock with bottom halves off, the
+ * two in parallel. A run does a bounded amount of work; whoever kicks an
+ * engine runs it in place if it is idle (send doorbell, receive softirq),
+ * otherwise the running owner picks the new work up before it leaves.
+ * Longer work continues in the engine's work item.
  *
  * Locking:
  *  - lock (mutex) serialises the verbs that change the QP (modify,
  *    destroy) and protects attr and av against concurrent verbs.
- *  - eng_lock (BH spinlock) protects state and everything in req, comp,
- *    resp and the rings' kernel-side indices. modify takes it (inside
- *    lock) to change state; the engine may move the QP to ERR on its own.
- *  - rx_queue has its own lock: the receive softirq appends, the engine
- *    removes.
+ *  - snd.lock protects req, the SQ's kernel-side indices and shadow, and
+ *    the timers; rcv.lock protects resp and the RQ's kernel-side
+ *    indices. Both are BH spinlocks.
+ *  - state, attr, av and mtu change under both (sroce_engine_lock(),
+ *    snd first), so either one is enough to read them - except that
+ *    either engine may move state to ERR holding only its own lock
+ *    (sroce_qp_set_error()); the other half reads state with READ_ONCE
+ *    and finds ERR on its next check.
+ *  - Each engine's rx queue has its own lock: the receive softirq
+ *    appends, the engine removes.
  *  - Kernel QPs only: sq_lock and rq_lock serialise the producers of the
  *    SQ and RQ (ib_post_send/ib_post_recv, verbs_post.c). They are
  *    irq-safe, because ULPs post from any context but hard irq, some
- *    with interrupts off, and never nest with eng_lock.
+ *    with interrupts off, and never nest with the engine locks.
  */
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
@@ -82,6 +88,8 @@ struct sroce_req {
 	bool gap_pending;	/* read data asked again from gap_psn */
 	u32 gap_psn;
 	bool sqd_notified;
+	bool retry_on;		/* the local ACK timer runs (engine.c) */
+	unsigned long retry_deadline;	/* jiffies when it runs out */
 };
 
 /* Responder-side read/atomic resource (IBTA 9.5, "responder resources"). */
@@ -128,11 +136,19 @@ struct sroce_resp {
 	u32 res_pending;	/* resources with responses to send */
 };
 
-/* Engine flags (eng_flags, atomic bit numbers). */
+/* Engine flags (struct sroce_engine.flags, atomic bit numbers). */
 enum {
 	SROCE_ENG_PENDING,	/* a run is wanted */
-	SROCE_ENG_RETRY,	/* the retransmission timer fired */
-	SROCE_ENG_RNR,		/* the RNR timer fired */
+	SROCE_ENG_RETRY,	/* snd: the retransmission timer fired */
+	SROCE_ENG_RNR,		/* snd: the RNR timer fired */
+};
+
+/* One of a QP's two engines (engine.c). */
+struct sroce_engine {
+	spinlock_t lock;
+	unsigned long flags;
+	struct work_struct work;
+	struct sk_buff_head rx;		/* packets for this half */
 };
 
 /*
@@ -162,19 +178,19 @@ struct sroce_qp {
 	struct mutex lock;
 	struct ib_qp_attr attr;
 	struct sroce_av av;
-	/* Route to av (connected QPs); reset when av changes, eng_lock. */
+	/*
+	 * Route to av (connected QPs), used by both engines (a dst_cache is
+	 * per CPU); reset under both engine locks when av changes.
+	 */
 	struct dst_cache dst_cache;
 
-	/* Engine (engine.c). */
-	spinlock_t eng_lock;
-	unsigned long eng_flags;
-	struct work_struct eng_work;
-	struct sk_buff_head rx_queue;
+	/* Engines (engine.c); see "Locking" above. */
+	struct sroce_engine snd;
+	struct sroce_engine rcv;
 	struct timer_list retry_timer;
 	struct timer_list rnr_timer;
-	bool dying;
+	bool dying;			/* set under both engine locks */
 
-	/* Under eng_lock. */
 	enum ib_qp_state state;
 	u32 mtu;		/* path MTU in bytes */
 
@@ -262,7 +278,7 @@ void sroce_qp_put(struct sroce_qp *qp);
 /* qp_state.c: state changes; called with qp->lock held. */
 int sroce_qp_modify_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 			   int mask);
-/* Under eng_lock: a fatal error found by the engine. */
+/* Under an engine lock: a fatal error found by an engine. */
 void sroce_qp_set_error(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 
@@ -272,9 +288,16 @@ void sroce_engine_exit(void);
 void sroce_engine_setup(struct sroce_qp *qp);
 void sroce_engine_stop(struct sroce_qp *qp);
 void sroce_engine_kick(struct sroce_qp *qp);
+void sroce_engine_kick_send(struct sroce_qp *qp);
+void sroce_engine_kick_recv(struct sroce_qp *qp);
+void sroce_engine_lock(struct sroce_qp *qp);
+void sroce_engine_unlock(struct sroce_qp *qp);
+void sroce_engine_drop_rx(struct sroce_qp *qp);
 void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct sroce_packet_info *info);
 void sroce_engine_arm_retry(struct sroce_qp *qp);
+void sroce_engine_stop_retry(struct sroce_qp *qp);
+bool sroce_engine_retry_due(struct sroce_qp *qp);
 void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs);
 /* The packet info the receive path stored in a queued skb. */
 static inline struct sroce_packet_info *sroce_skb_info(struct sk_buff *skb)
@@ -282,20 +305,20 @@ static inline struct sroce_packet_info *sroce_skb_info(struct sk_buff *skb)
 	return (struct sroce_packet_info *)skb->cb;
 }
 
-/* requester.c (engine context) */
+/* requester.c (send engine) */
 void sroce_requester_reset(struct sroce_qp *qp);
 bool sroce_requester_run(struct sroce_qp *qp, int *budget);
 void sroce_requester_seek(struct sroce_qp *qp, u32 psn);
 void sroce_requester_discard(struct sroce_qp *qp);
 int sroce_send_packet(struct sroce_qp *qp, struct sk_buff *skb);
 
-/* completer.c (engine context) */
+/* completer.c (send engine) */
 void sroce_completer_recv(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_completer_timeout(struct sroce_qp *qp);
 void sroce_completer_retire(struct sroce_qp *qp);
 void sroce_completer_flush(struct sroce_qp *qp);
 
-/* responder.c (engine context) */
+/* responder.c (receive engine) */
 void sroce_responder_reset(struct sroce_qp *qp);
 void sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_responder_send(struct sroce_qp *qp, int *budget);

@@ -106,7 +106,7 @@ void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 }
 
 /*
- * Applies a validated change under eng_lock. The engine may have moved the
+ * Applies a validated change under both engine locks. The engine may have moved the
  * QP to ERR since the caller looked: the transition is checked again here.
  */
 static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
@@ -115,7 +115,8 @@ static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	enum ib_qp_state cur = qp->state;
 	enum ib_qp_state next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 
-	lockdep_assert_held(&qp->eng_lock);
+	lockdep_assert_held(&qp->snd.lock);
+	lockdep_assert_held(&qp->rcv.lock);
 	if (!ib_modify_qp_is_ok(cur, next, qp->ib_qp.qp_type, mask))
 		return -EINVAL;
 	sroce_qp_apply_attr(qp, attr, mask);
@@ -132,14 +133,14 @@ static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if (!(mask & IB_QP_STATE))
 		return 0;
 
-	qp->state = next;
+	WRITE_ONCE(qp->state, next);
 	switch (next) {
 	case IB_QPS_RESET:
 		del_timer(&qp->retry_timer);
 		del_timer(&qp->rnr_timer);
-		clear_bit(SROCE_ENG_RETRY, &qp->eng_flags);
-		clear_bit(SROCE_ENG_RNR, &qp->eng_flags);
-		skb_queue_purge(&qp->rx_queue);
+		clear_bit(SROCE_ENG_RETRY, &qp->snd.flags);
+		clear_bit(SROCE_ENG_RNR, &qp->snd.flags);
+		sroce_engine_drop_rx(qp);
 		sroce_requester_discard(qp);
 		sroce_responder_discard(qp);
 		break;
@@ -176,9 +177,7 @@ int sroce_qp_modify_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	int err;
 
 	lockdep_assert_held(&qp->lock);
-	spin_lock_bh(&qp->eng_lock);
-	cur = qp->state;
-	spin_unlock_bh(&qp->eng_lock);
+	cur = READ_ONCE(qp->state);
 
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
 		return -EINVAL;
@@ -189,9 +188,9 @@ int sroce_qp_modify_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if (err)
 		return err;
 
-	spin_lock_bh(&qp->eng_lock);
+	sroce_engine_lock(qp);
 	err = sroce_qp_apply_locked(qp, attr, mask, &av);
-	spin_unlock_bh(&qp->eng_lock);
+	sroce_engine_unlock(qp);
 	/* Start sending, flush, or notice SQD drained, right away. */
 	if (!err && (mask & IB_QP_STATE))
 		sroce_engine_kick(qp);
@@ -199,15 +198,17 @@ int sroce_qp_modify_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 }
 
 /*
- * A fatal error (engine, or modify to ERR), under eng_lock: the next
- * engine run completes every outstanding WQE with a flush error.
+ * A fatal error, found by an engine (holding its own lock) or asked for
+ * by modify (holding both): both engines run once more to complete every
+ * outstanding WQE with a flush error. The engine that found it kicks the
+ * other once it lets go of its lock (sroce_engine_loop()). Timers are
+ * left to run out: in ERR they only kick the send engine to no effect.
  */
 void sroce_qp_set_error(struct sroce_qp *qp)
 {
-	lockdep_assert_held(&qp->eng_lock);
-	qp->state = IB_QPS_ERR;
-	qp->req.rnr_wait = false;
-	del_timer(&qp->retry_timer);
-	del_timer(&qp->rnr_timer);
-	set_bit(SROCE_ENG_PENDING, &qp->eng_flags);
+	lockdep_assert(lockdep_is_held(&qp->snd.lock) ||
+		       lockdep_is_held(&qp->rcv.lock));
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	set_bit(SROCE_ENG_PENDING, &qp->snd.flags);
+	set_bit(SROCE_ENG_PENDING, &qp->rcv.flags);
 }

@@ -461,7 +461,7 @@ static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 		return ret;
 	if (sroce_psn_after(qp->req.psn, qp->req.sent_end))
 		qp->req.sent_end = qp->req.psn;
-	if (sroce_qp_is_rc(qp) && !timer_pending(&qp->retry_timer))
+	if (sroce_qp_is_rc(qp) && !qp->req.retry_on)
 		sroce_engine_arm_retry(qp);
 	if (last)
 		sroce_req_advance(qp, st);

@@ -197,7 +197,7 @@ static int sroce_post_send(struct ib_qp *ib_qp, const struct ib_send_wr *wr,
 		if (err && *bad_wr == wr)
 			return err;
 	}
-	sroce_engine_kick(qp);
+	sroce_engine_kick_send(qp);
 	return err;
 }
 
@@ -259,7 +259,7 @@ static int sroce_post_recv(struct ib_qp *ib_qp, const struct ib_recv_wr *wr,
 	 */
 	smp_mb();
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_engine_kick(qp);
+		sroce_engine_kick_recv(qp);
 	return err;
 }
 

@@ -295,14 +295,14 @@ static int sroce_query_qp(struct ib_qp *ib_qp, struct ib_qp_attr *attr,
 	struct sroce_qp *qp = to_sroce_qp(ib_qp);
 
 	mutex_lock(&qp->lock);
-	spin_lock_bh(&qp->eng_lock);
+	sroce_engine_lock(qp);
 	*attr = qp->attr;
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
 	attr->sq_draining = qp->state == IB_QPS_SQD &&
 			    sroce_queue_consumer_index(&qp->sq) !=
 			    qp->req.fetch_idx;
-	spin_unlock_bh(&qp->eng_lock);
+	sroce_engine_unlock(qp);
 	if (attr->qp_state != IB_QPS_RESET && ib_qp->qp_type != IB_QPT_UD)
 		sroce_av_to_attr(&qp->av, &attr->ah_attr);
 	mutex_unlock(&qp->lock);
