@@ -14,8 +14,9 @@
  * taking a WQE (each under its QP's receive engine lock, bottom halves
  * off) and modify_srq (resize, limit). It is taken with bottom halves
  * disabled and nests inside a QP's receive engine lock. A kernel SRQ's
- * producers (ib_post_srq_recv, verbs_post.c) are serialised by @post_lock, irq-safe; a kernel resize
- * takes it outside @lock to hold both sides.
+ * producers (ib_post_srq_recv, verbs_post.c) are serialised by
+ * @post_lock, irq-safe; a kernel resize takes it outside @lock to hold
+ * both sides.
  *
  * Lifetime: the RDMA core allocates and frees struct sroce_srq, and
  * refuses to destroy an SRQ that a QP still uses (srq->usecnt), so a QP
