@@ -65,14 +65,12 @@ void sroce_engine_exit(void)
 }
 
 /*
- * What a run of either engine must do first. Returns false if the engine
- * has nothing to do in this state (and drops what it was sent), true if
- * it is to go on; @flush: the QP is in ERR, flush the side's queue.
+ * What a run of either engine does first. Returns true if the engine is
+ * to go on; false in a state where it has nothing to do: it drops what
+ * it was sent and, in ERR, flushes its work queue.
  */
-static bool sroce_engine_may_run(struct sroce_qp *qp, struct sroce_engine *e,
-				 bool *flush)
+static bool sroce_engine_may_run(struct sroce_qp *qp, struct sroce_engine *e)
 {
-	*flush = false;
 	if (qp->dying)
 		return false;
 	switch (READ_ONCE(qp->state)) {
@@ -82,11 +80,36 @@ static bool sroce_engine_may_run(struct sroce_qp *qp, struct sroce_engine *e,
 		return false;
 	case IB_QPS_ERR:
 		skb_queue_purge(&e->rx);
-		*flush = true;
+		if (e == &qp->snd)
+			sroce_completer_flush(qp);
+		else
+			sroce_responder_flush(qp);
 		return false;
 	default:
 		return true;
 	}
+}
+
+/*
+ * Handles @e's queued packets within @budget: responses in the send
+ * engine, requests in the receive engine. Returns true if the QP is in
+ * ERR afterwards (the next run flushes).
+ */
+static bool sroce_engine_take_rx(struct sroce_qp *qp, struct sroce_engine *e,
+				 int *budget)
+{
+	struct sk_buff *skb;
+
+	while (*budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR &&
+	       (skb = skb_dequeue(&e->rx))) {
+		if (e == &qp->snd)
+			sroce_completer_recv(qp, skb);
+		else
+			sroce_responder_recv(qp, skb);
+		consume_skb(skb);
+		(*budget)--;
+	}
+	return READ_ONCE(qp->state) == IB_QPS_ERR;
 }
 
 /* One bounded run of the send engine, under its lock. True: work left. */
@@ -94,27 +117,16 @@ static bool sroce_engine_step_snd(struct sroce_qp *qp)
 {
 	struct sroce_engine *e = &qp->snd;
 	int budget = SROCE_ENGINE_BUDGET;
-	struct sk_buff *skb;
-	bool more, flush;
+	bool more;
 
-	if (!sroce_engine_may_run(qp, e, &flush)) {
-		if (flush)
-			sroce_completer_flush(qp);
+	if (!sroce_engine_may_run(qp, e))
 		return false;
-	}
 	if (test_and_clear_bit(SROCE_ENG_RETRY, &e->flags))
 		sroce_completer_timeout(qp);
 	if (test_and_clear_bit(SROCE_ENG_RNR, &e->flags))
 		qp->req.rnr_wait = false;
-
-	while (budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR &&
-	       (skb = skb_dequeue(&e->rx))) {
-		sroce_completer_recv(qp, skb);
-		consume_skb(skb);
-		budget--;
-	}
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		return true;	/* the next run flushes */
+	if (sroce_engine_take_rx(qp, e, &budget))
+		return true;
 	/*
 	 * Packets that arrived after the loop set PENDING themselves: only
 	 * an exhausted budget is a reason to hand over to the work item.
@@ -129,21 +141,11 @@ static bool sroce_engine_step_rcv(struct sroce_qp *qp)
 {
 	struct sroce_engine *e = &qp->rcv;
 	int budget = SROCE_ENGINE_BUDGET;
-	struct sk_buff *skb;
-	bool more, flush;
+	bool more;
 
-	if (!sroce_engine_may_run(qp, e, &flush)) {
-		if (flush)
-			sroce_responder_flush(qp);
+	if (!sroce_engine_may_run(qp, e))
 		return false;
-	}
-	while (budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR &&
-	       (skb = skb_dequeue(&e->rx))) {
-		sroce_responder_recv(qp, skb);
-		consume_skb(skb);
-		budget--;
-	}
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+	if (sroce_engine_take_rx(qp, e, &budget))
 		return true;
 	more = budget <= 0 && !skb_queue_empty(&e->rx);
 	more |= sroce_responder_send(qp, &budget);
