@@ -54,7 +54,7 @@ for w in "${WANTED[@]}"; do
 done
 
 mkdir -p "$(dirname "$out")"
-(cd "$tmp" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$out.new"
-mv "$out.new" "$out"
+(cd "$tmp" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$out.new.$$"
+mv "$out.new.$$" "$out"
 echo "$want_stamp" > "$stamp"
 echo "build-initramfs: $out for $kver ($(tr '\n' ' ' < "$tmp/modules/order"))"

@@ -17,9 +17,11 @@ log "carrier: veth1 down takes veth0's carrier, and $d0's port, down"
 # ibv_asyncwatch prints the device's async events until it is killed.
 # Plain timeout (not the run_timeout function) so that $! is timeout itself,
 # which passes our kill on: an open device would block its removal later.
-timeout 40 ibv_asyncwatch -d "$d0" > "$RESULTS/asyncwatch.log" 2>&1 &
+# It reports its event FD once the device is open, and from then on the
+# device queues every event for it (line-buffered, so we see that line).
+timeout 40 stdbuf -oL ibv_asyncwatch -d "$d0" > "$RESULTS/asyncwatch.log" 2>&1 &
 watch_pid=$!
-sleep 2				# let it open the device and arm
+wait_until 30 "ibv_asyncwatch to open $d0" grep -q "async event FD" "$RESULTS/asyncwatch.log"
 ip link set veth1 down
 wait_until 10 "$d0 port DOWN" bash -c "[[ \$(cat $(port_dir "$d0")/state) == *DOWN ]]"
 assert_eq "$(devinfo_field "$d0" state)" "PORT_DOWN (1)" "ibv_devinfo state, peer down"
