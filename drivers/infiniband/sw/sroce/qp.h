@@ -9,8 +9,8 @@
  * kfree_rcu(): a lookup under RCU only touches the handle until it has a
  * reference, and only then the QP. Destroy removes the QPN, drops the
  * creation reference, waits for the last one (receive paths hold theirs
- * only while they queue a packet), stops the timers and the engine's
- * work item, and only then lets the core free the QP. No grace period is
+ * only while they queue a packet), stops the timers and the engines'
+ * work items, and only then lets the core free the QP. No grace period is
  * waited for: destroying thousands of QPs stays fast.
  *
  * Execution: the transport work of a QP runs in its two engines

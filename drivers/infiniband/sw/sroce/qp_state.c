@@ -106,8 +106,9 @@ void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 }
 
 /*
- * Applies a validated change under both engine locks. The engine may have moved the
- * QP to ERR since the caller looked: the transition is checked again here.
+ * Applies a validated change under both engine locks. An engine may have
+ * moved the QP to ERR since the caller looked: the transition is checked
+ * again here.
  */
 static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 				 int mask, const struct sroce_av *av)
