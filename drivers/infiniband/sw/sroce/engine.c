@@ -373,6 +373,7 @@ void sroce_engine_setup(struct sroce_qp *qp)
  * that waits for an engine lock.
  */
 void sroce_engine_lock(struct sroce_qp *qp)
+	__acquires(&qp->snd.lock) __acquires(&qp->rcv.lock)
 {
 	spin_lock_bh(&qp->snd.lock);
 	spin_lock(&qp->rcv.lock);
@@ -383,6 +384,7 @@ void sroce_engine_lock(struct sroce_qp *qp)
  * work is run here, as an engine's owner would before it lets go.
  */
 void sroce_engine_unlock(struct sroce_qp *qp)
+	__releases(&qp->rcv.lock) __releases(&qp->snd.lock)
 {
 	spin_unlock(&qp->rcv.lock);
 	spin_unlock_bh(&qp->snd.lock);

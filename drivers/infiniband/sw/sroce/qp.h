@@ -290,8 +290,10 @@ void sroce_engine_stop(struct sroce_qp *qp);
 void sroce_engine_kick(struct sroce_qp *qp);
 void sroce_engine_kick_send(struct sroce_qp *qp);
 void sroce_engine_kick_recv(struct sroce_qp *qp);
-void sroce_engine_lock(struct sroce_qp *qp);
-void sroce_engine_unlock(struct sroce_qp *qp);
+void sroce_engine_lock(struct sroce_qp *qp)
+	__acquires(&qp->snd.lock) __acquires(&qp->rcv.lock);
+void sroce_engine_unlock(struct sroce_qp *qp)
+	__releases(&qp->rcv.lock) __releases(&qp->snd.lock);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
 void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct sroce_packet_info *info);
