@@ -142,7 +142,8 @@ static void sroce_req_copy_slot(struct sroce_qp *qp,
 	    wqe->wr.opcode == SROCE_WR_ATOMIC_WRITE)
 		used = max_t(u32, wqe->dma.length, sizeof(u64));
 	else
-		used = min_t(u32, wqe->dma.num_sge, room) *
+		used = min_t(u32, wqe->dma.num_sge,
+			     room / sizeof(struct rxe_sge)) *
 		       sizeof(struct rxe_sge);
 	memcpy(wqe + 1, slot + sizeof(*wqe), min(used, room));
 }
