@@ -24,7 +24,15 @@ PROGS=$REPO/build/guest/progs		# tests/guest/progs/*.c, built on the host
 
 log() { echo "== $*"; }
 
+# A case may set FAIL_REPORT to a function that shows what it knows about
+# the failure (device state, say); fail runs it first, in a subshell, so
+# that nothing it does can replace the reason.
 fail() {
+	if [[ -n ${FAIL_REPORT:-} ]]; then
+		local report=$FAIL_REPORT
+		FAIL_REPORT=
+		("$report") >&2 || true
+	fi
 	echo "FAIL: $*" >&2
 	exit 1
 }

@@ -20,6 +20,9 @@ CFG=/sys/kernel/config/nvmet
 # Files live in /dev/shm, always a fresh tmpfs: the guest's /tmp is the
 # host's (over 9p) when the results directory is under /tmp, and a
 # file-backed namespace there comes up with size 0.
+BACKING=/dev/shm/nvme-backing.img	# the target's namespace
+PATTERN=/dev/shm/nvme-pattern		# what the host writes
+BACK=/dev/shm/nvme-back			# what the host reads back
 
 # target_up ADDR FAMILY: a 64 MiB file-backed namespace on port 1.
 target_up() {
@@ -29,7 +32,7 @@ target_up() {
 	mkdir "$s/namespaces/1"
 	# tmpfs has no O_DIRECT: the file backend must use the page cache.
 	echo 1 >"$s/namespaces/1/buffered_io"
-	echo /dev/shm/nvme-backing.img >"$s/namespaces/1/device_path"
+	echo "$BACKING" >"$s/namespaces/1/device_path"
 	echo 1 >"$s/namespaces/1/enable"
 	mkdir "$CFG/ports/1"
 	echo rdma >"$CFG/ports/1/addr_trtype"
@@ -77,16 +80,13 @@ nvme_state() {
 	show_counters "${DEVPFX}0"
 	dmesg | grep -i nvme | tail -n 20
 }
+FAIL_REPORT=nvme_state
 
 host_connect() {	# ADDR
-	local end=$((SECONDS + 60))
 	# What nvme-cli's "nvme connect" writes, without needing nvme-cli.
 	echo "transport=rdma,traddr=$1,trsvcid=4420,nqn=$NQN" >/dev/nvme-fabrics ||
 		fail "nvme connect to $1 failed"
-	until nvme_dev_ready; do
-		((SECONDS < end)) || { nvme_state; fail "no namespace of $NQN after 60 s"; }
-		nap 0.2
-	done
+	wait_until 60 "the namespace of $NQN" nvme_dev_ready
 }
 
 host_disconnect() {
@@ -104,41 +104,41 @@ io_round() {
 	dev=$(nvme_dev) || fail "$name: no namespace block device"
 	assert_eq "$(blockdev --getsize64 "$dev")" $((64 << 20)) "$name: namespace size"
 
-	head -c $((16 << 20)) /dev/urandom >/dev/shm/nvme-pattern
+	head -c $((16 << 20)) /dev/urandom >"$PATTERN"
 	# One 16 MiB stream of 1 MiB requests (many pages: fast-reg MRs).
-	run_timeout 120 dd if=/dev/shm/nvme-pattern of="$dev" bs=1M oflag=direct status=none ||
+	run_timeout 120 dd if="$PATTERN" of="$dev" bs=1M oflag=direct status=none ||
 		fail "$name: 1 MiB writes"
-	run_timeout 120 dd if="$dev" of=/dev/shm/nvme-back bs=1M count=16 iflag=direct status=none ||
+	run_timeout 120 dd if="$dev" of="$BACK" bs=1M count=16 iflag=direct status=none ||
 		fail "$name: 1 MiB reads"
-	cmp -s /dev/shm/nvme-pattern /dev/shm/nvme-back || fail "$name: 1 MiB reads differ"
+	cmp -s "$PATTERN" "$BACK" || fail "$name: 1 MiB reads differ"
 	# Small requests (inline data on the host side).
 	# (The file backend has 4 KiB logical blocks.)
 	for blk in 4096 8192 12288; do
 		off=$((17 << 20))
-		run_timeout 120 dd if=/dev/shm/nvme-pattern of="$dev" bs=$blk count=64 \
+		run_timeout 120 dd if="$PATTERN" of="$dev" bs=$blk count=64 \
 			seek=$((off / blk)) oflag=direct status=none ||
 			fail "$name: $blk-byte writes"
-		run_timeout 120 dd if="$dev" of=/dev/shm/nvme-back bs=$blk count=64 \
+		run_timeout 120 dd if="$dev" of="$BACK" bs=$blk count=64 \
 			skip=$((off / blk)) iflag=direct status=none ||
 			fail "$name: $blk-byte reads"
-		cmp -s /dev/shm/nvme-back <(head -c $((blk * 64)) /dev/shm/nvme-pattern) ||
+		cmp -s "$BACK" <(head -c $((blk * 64)) "$PATTERN") ||
 			fail "$name: $blk-byte reads differ"
 	done
 	# Four concurrent writers on disjoint ranges: several requests in
 	# flight on the I/O queues at once.
 	local i pids=()
 	for i in 0 1 2 3; do
-		dd if=/dev/shm/nvme-pattern of="$dev" bs=256k count=16 skip=$((i * 16)) \
+		dd if="$PATTERN" of="$dev" bs=256k count=16 skip=$((i * 16)) \
 			seek=$(((32 << 20) / (256 << 10) + i * 16)) oflag=direct status=none &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i" || fail "$name: concurrent writer failed"; done
-	run_timeout 120 dd if="$dev" of=/dev/shm/nvme-back bs=1M skip=32 count=16 \
+	run_timeout 120 dd if="$dev" of="$BACK" bs=1M skip=32 count=16 \
 		iflag=direct status=none || fail "$name: read of the concurrent range"
-	cmp -s /dev/shm/nvme-pattern /dev/shm/nvme-back || fail "$name: concurrent writes differ"
+	cmp -s "$PATTERN" "$BACK" || fail "$name: concurrent writes differ"
 	# What the target stored is what was written (not just a cache echo).
 	sync
-	cmp -s /dev/shm/nvme-pattern <(head -c $((16 << 20)) /dev/shm/nvme-backing.img) ||
+	cmp -s "$PATTERN" <(head -c $((16 << 20)) "$BACKING") ||
 		fail "$name: backing file differs"
 	log "$name: 16 MiB + 3 x 64 small + 4 x 4 MiB concurrent, all bytes checked"
 }
@@ -149,7 +149,7 @@ nvme_round() {
 	shift 3
 	run_timeout 60 modprobe nvmet-rdma "$@" || fail "$name: modprobe nvmet-rdma $*"
 	run_timeout 60 modprobe nvme-rdma || fail "$name: modprobe nvme-rdma"
-	truncate -s 64M /dev/shm/nvme-backing.img
+	truncate -s 64M "$BACKING"
 	target_up "$addr" "$fam"
 	host_connect "$addr"
 	if [[ $* == *use_srq=1* ]]; then
@@ -162,7 +162,7 @@ nvme_round() {
 	host_disconnect
 	target_down
 	run_timeout 60 rmmod nvme-rdma nvmet-rdma || fail "$name: rmmod nvme-rdma nvmet-rdma"
-	rm -f /dev/shm/nvme-backing.img
+	rm -f "$BACKING"
 }
 
 load_sroce
