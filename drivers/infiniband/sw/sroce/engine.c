@@ -19,14 +19,29 @@
  * packet, a timer, a state change - kicks it. The kicker sets its PENDING
  * bit and tries to take its lock: if that works it runs the engine in
  * place (process context or softirq, bottom halves off), otherwise the
- * current owner sees PENDING before it lets go. A run does at most
- * SROCE_ENGINE_BUDGET packets of work in and out; if more is left, it
- * hands over to the engine's work item, which keeps going in process
- * context and yields the CPU between runs. So no softirq does long work,
- * the common case (a short message, an ACK) costs no context switch, and
- * no lock is shared between QPs on the data path. Engines only ever
- * trylock each other (a run delivers packets to other QPs' engines, or
- * to the other half of its own QP): there is no lock order among them.
+ * current owner sees PENDING before it lets go. So the common case (a
+ * short message, an ACK) costs no context switch, and no lock is shared
+ * between QPs on the data path. Engines only ever trylock each other (a
+ * run delivers packets to other QPs' engines, or to the other half of its
+ * own QP): there is no lock order among them.
+ *
+ * Every run is bounded, whoever asks for it:
+ *  - a step does at most SROCE_ENGINE_BUDGET packets of work in and out,
+ *    and a run in place at most SROCE_ENGINE_STEPS steps, however often
+ *    PENDING is set again meanwhile (local responses set it during the
+ *    run); what is left goes to the engine's work item;
+ *  - the work item does at most SROCE_WORK_RUNS such runs, yielding the
+ *    CPU between them, then queues itself again behind the other work
+ *    items of its pool;
+ *  - runs in place nest: a run that delivers a packet locally runs the
+ *    destination's engine on its own stack, and that one may deliver
+ *    again. Each CPU counts the runs on its stack (bottom halves are off
+ *    during a run, so nothing else runs there meanwhile); past
+ *    SROCE_ENGINE_NEST a kick leaves the run to the work item. Two levels
+ *    are what a request and its response between two local QPs need.
+ * So no softirq does long work, and neither a process refilling its ring
+ * nor a chain of QPs pointing at each other can keep a CPU or grow a stack
+ * without bound.
  *
  * The work items, the timers and queued packets all belong to the QP:
  * sroce_engine_stop() (destroy) ends them before the QP is freed.
@@ -41,10 +56,15 @@
 #include "qp.h"
 
 #define SROCE_ENGINE_BUDGET	64
+#define SROCE_ENGINE_STEPS	4
+#define SROCE_WORK_RUNS		16
+#define SROCE_ENGINE_NEST	2
 /* Packets queued for one engine beyond this are dropped (the peer retries). */
 #define SROCE_RX_QUEUE_MAX	4096
 
 static struct workqueue_struct *sroce_engine_wq;
+/* Engine runs on this CPU's stack (see the top of the file). */
+static DEFINE_PER_CPU(unsigned int, sroce_engine_depth);
 
 int sroce_engine_init(void)
 {
@@ -160,31 +180,55 @@ static bool sroce_engine_step(struct sroce_qp *qp, struct sroce_engine *e)
 
 static void sroce_engine_kick_one(struct sroce_qp *qp, struct sroce_engine *e);
 
+/* Hands @e's remaining work to its work item (not once the QP is dying). */
+static void sroce_engine_defer(struct sroce_qp *qp, struct sroce_engine *e)
+{
+	set_bit(SROCE_ENG_PENDING, &e->flags);
+	if (!READ_ONCE(qp->dying))
+		queue_work(sroce_engine_wq, &e->work);
+}
+
 /*
- * Runs engine @e while it is wanted and nobody else runs it. @in_work:
- * called from its work item, which may go on for as long as there is work
- * (yielding between runs); anywhere else a run that leaves work behind
- * hands it to the work item.
+ * At most SROCE_ENGINE_STEPS steps of @e, under its lock. True: work is
+ * left (PENDING is set again).
+ */
+static bool sroce_engine_run(struct sroce_qp *qp, struct sroce_engine *e)
+{
+	unsigned int steps = 0;
+	bool more = false;
+
+	__this_cpu_inc(sroce_engine_depth);
+	while (test_and_clear_bit(SROCE_ENG_PENDING, &e->flags)) {
+		if (sroce_engine_step(qp, e)) {
+			set_bit(SROCE_ENG_PENDING, &e->flags);
+			more = true;
+			break;
+		}
+		if (++steps == SROCE_ENGINE_STEPS) {
+			more = test_bit(SROCE_ENG_PENDING, &e->flags);
+			break;
+		}
+	}
+	__this_cpu_dec(sroce_engine_depth);
+	return more;
+}
+
+/*
+ * Runs engine @e while it is wanted and nobody else runs it, within the
+ * bounds at the top of the file. @in_work: called from its work item.
  */
 static void sroce_engine_loop(struct sroce_qp *qp, struct sroce_engine *e,
 			      bool in_work)
 {
 	struct sroce_engine *other = e == &qp->snd ? &qp->rcv : &qp->snd;
+	unsigned int runs = in_work ? SROCE_WORK_RUNS : 1;
 
 	for (;;) {
-		bool more = false;
+		bool more;
 
 		if (!spin_trylock_bh(&e->lock))
 			return;
-		while (test_and_clear_bit(SROCE_ENG_PENDING, &e->flags)) {
-			more = sroce_engine_step(qp, e);
-			if (more) {
-				set_bit(SROCE_ENG_PENDING, &e->flags);
-				if (!in_work && !qp->dying)
-					queue_work(sroce_engine_wq, &e->work);
-				break;
-			}
-		}
+		more = sroce_engine_run(qp, e);
 		spin_unlock_bh(&e->lock);
 		/*
 		 * An error found here (sroce_qp_set_error()) wants the other
@@ -194,8 +238,10 @@ static void sroce_engine_loop(struct sroce_qp *qp, struct sroce_engine *e,
 		    test_bit(SROCE_ENG_PENDING, &other->flags))
 			sroce_engine_kick_one(qp, other);
 		if (more) {
-			if (!in_work)
+			if (!--runs) {
+				sroce_engine_defer(qp, e);
 				return;
+			}
 			/*
 			 * Softirqs still pending here went to ksoftirqd: the
 			 * receive side (on one host, the peer we feed) is
@@ -217,17 +263,20 @@ static void sroce_engine_loop(struct sroce_qp *qp, struct sroce_engine *e,
 
 static void sroce_engine_kick_one(struct sroce_qp *qp, struct sroce_engine *e)
 {
-	set_bit(SROCE_ENG_PENDING, &e->flags);
-	smp_mb__after_atomic();
 	/*
 	 * A kernel consumer may post with interrupts off, where bottom
-	 * halves cannot be re-enabled: the work item runs the engine then.
+	 * halves cannot be re-enabled, and a run in place may already be
+	 * nested deep enough: the work item runs the engine then. (Read
+	 * with preemption on, the depth is that of no run: runs keep bottom
+	 * halves off.)
 	 */
-	if (unlikely(irqs_disabled())) {
-		if (!READ_ONCE(qp->dying))
-			queue_work(sroce_engine_wq, &e->work);
+	if (unlikely(irqs_disabled() ||
+		     this_cpu_read(sroce_engine_depth) >= SROCE_ENGINE_NEST)) {
+		sroce_engine_defer(qp, e);
 		return;
 	}
+	set_bit(SROCE_ENG_PENDING, &e->flags);
+	smp_mb__after_atomic();
 	sroce_engine_loop(qp, e, false);
 }
 
