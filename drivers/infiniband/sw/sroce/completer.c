@@ -11,9 +11,10 @@
  * ERR, which flushes everything after it.
  *
  * Retransmission is go-back-N from the oldest unacknowledged PSN: on a
- * PSN sequence error NAK, on the local ACK timeout (retry_cnt times), and
- * after an RNR NAK once the RNR timer has run (rnr_retry times, 7 = for
- * ever).
+ * PSN sequence error NAK or a gap in read responses (a fast retransmit),
+ * on a tail-loss probe (rtt.c), on the local ACK timeout (retry_cnt
+ * times), and after an RNR NAK once the RNR timer has run (rnr_retry
+ * times, 7 = for ever).
  */
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -69,14 +70,15 @@ static u32 sroce_comp_resume_psn(struct sroce_qp *qp,
 	return st->first_psn;
 }
 
-/* The responder moved on: the retry budget and the timer start afresh. */
+/* The responder moved on: the retry budget and the timers start afresh. */
 static void sroce_comp_progress(struct sroce_qp *qp)
 {
 	qp->req.retry_left = qp->attr.retry_cnt;
+	sroce_rtt_acked(qp);
 	if (sroce_comp_outstanding(qp))
-		sroce_engine_arm_retry(qp);
+		sroce_retx_arm(qp);
 	else
-		sroce_engine_stop_retry(qp);
+		sroce_retx_stop(qp);
 }
 
 /* Completes done WQEs, oldest first; see the top of the file. */
@@ -222,7 +224,7 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer_code)
 		req->rnr_left--;
 	sroce_requester_seek(qp, psn);
 	req->rnr_wait = true;
-	sroce_engine_stop_retry(qp);
+	sroce_retx_stop(qp);
 	sroce_engine_arm_rnr(qp, sroce_rnr_timer_us(timer_code));
 }
 
@@ -242,6 +244,8 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 	if (code == SROCE_NAK_PSN_SEQ_ERR) {
 		sroce_count(to_sroce_dev(qp->ib_qp.device),
 			    SROCE_CNT_SEQ_NAK_RCVD);
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_FAST_RETRANSMITS);
 		sroce_requester_seek(qp, psn);
 		sroce_comp_progress(qp);
 		return;
@@ -325,6 +329,8 @@ static void sroce_comp_read(struct sroce_qp *qp, struct sk_buff *skb,
 		 */
 		if (sroce_psn_after(info->psn, expect) &&
 		    !(qp->req.gap_pending && qp->req.gap_psn == expect)) {
+			sroce_count(to_sroce_dev(qp->ib_qp.device),
+				    SROCE_CNT_FAST_RETRANSMITS);
 			sroce_requester_seek(qp, expect);
 			qp->req.gap_pending = true;
 			qp->req.gap_psn = expect;
@@ -425,37 +431,46 @@ void sroce_completer_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	sroce_completer_retire(qp);
 }
 
-/* The local ACK timeout ran out without progress. */
+/*
+ * The retransmission timer fired: a tail-loss probe or the local ACK
+ * timeout sends again from the oldest unacknowledged PSN (rtt.c). Only
+ * the timeout counts as a retry.
+ */
 void sroce_completer_timeout(struct sroce_qp *qp)
 {
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_req *req = &qp->req;
+	enum sroce_retx_due due;
 	struct sroce_send_state *st;
 	u32 idx;
 
-	if (!sroce_qp_is_rc(qp) || req->rnr_wait ||
-	    !sroce_engine_retry_due(qp))
+	if (!sroce_qp_is_rc(qp) || req->rnr_wait)
+		return;
+	due = sroce_retx_due(qp);
+	if (due == SROCE_RETX_NONE)
 		return;
 	sroce_completer_retire(qp);
-	if (qp->state == IB_QPS_ERR || !sroce_comp_outstanding(qp)) {
-		sroce_engine_stop_retry(qp);
-		return;
-	}
 	st = sroce_comp_oldest(qp, &idx);
-	if (!st) {
-		sroce_engine_stop_retry(qp);
+	if (qp->state == IB_QPS_ERR || !sroce_comp_outstanding(qp) || !st) {
+		sroce_retx_stop(qp);
 		return;
 	}
-	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_RETRY_TIMEOUT);
-	if (!req->retry_left) {
-		st->status = IB_WC_RETRY_EXC_ERR;
-		st->done = true;
-		sroce_completer_retire(qp);
-		return;
+	if (due == SROCE_RETX_PROBE) {
+		sroce_count(sdev, SROCE_CNT_TAIL_PROBES);
+		sroce_retx_probed(qp);
+	} else {
+		sroce_count(sdev, SROCE_CNT_RETRY_TIMEOUT);
+		if (!req->retry_left) {
+			st->status = IB_WC_RETRY_EXC_ERR;
+			st->done = true;
+			sroce_completer_retire(qp);
+			return;
+		}
+		req->retry_left--;
+		sroce_retx_arm(qp);
 	}
-	req->retry_left--;
 	req->gap_pending = false;
 	sroce_requester_seek(qp, sroce_comp_resume_psn(qp, st));
-	sroce_engine_arm_retry(qp);
 }
 
 /*

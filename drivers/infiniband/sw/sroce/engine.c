@@ -327,48 +327,6 @@ static void sroce_rnr_timer_fn(struct timer_list *t)
 	sroce_engine_kick_send(qp);
 }
 
-/*
- * The local ACK timer (IBTA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means wait
- * forever) is kept lazily: req.retry_deadline moves forward on every bit
- * of progress, but the timer_list is only armed when it is not pending,
- * and never deleted on the data path. When it fires early, the engine
- * re-arms it for the deadline (sroce_engine_retry_due()). So a message
- * and its ACK cost no timer-wheel lock, which they would with a
- * mod_timer() per send and a del_timer() per ACK. Engine context.
- */
-void sroce_engine_arm_retry(struct sroce_qp *qp)
-{
-	u8 t = qp->attr.timeout;
-	u64 usecs;
-
-	if (qp->dying || !t)
-		return;
-	/* Codes above 29 mean hours; an hour is as good as for ever. */
-	usecs = min_t(u64, (4096ULL << t) / 1000, 3600ULL * USEC_PER_SEC);
-	qp->req.retry_deadline = jiffies + usecs_to_jiffies(usecs) + 1;
-	qp->req.retry_on = true;
-	if (!timer_pending(&qp->retry_timer))
-		mod_timer(&qp->retry_timer, qp->req.retry_deadline);
-}
-
-/* Nothing is outstanding: the timer may still fire, to no effect. */
-void sroce_engine_stop_retry(struct sroce_qp *qp)
-{
-	qp->req.retry_on = false;
-}
-
-/* The timer fired: is the deadline really past? Engine context. */
-bool sroce_engine_retry_due(struct sroce_qp *qp)
-{
-	if (!qp->req.retry_on || qp->dying)
-		return false;
-	if (time_before(jiffies, qp->req.retry_deadline)) {
-		mod_timer(&qp->retry_timer, qp->req.retry_deadline);
-		return false;
-	}
-	return true;
-}
-
 void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs)
 {
 	if (qp->dying)

@@ -88,8 +88,16 @@ struct sroce_req {
 	bool gap_pending;	/* read data asked again from gap_psn */
 	u32 gap_psn;
 	bool sqd_notified;
-	bool retry_on;		/* the local ACK timer runs (engine.c) */
-	unsigned long retry_deadline;	/* jiffies when it runs out */
+	/* Retransmission deadlines and the round-trip estimate (rtt.c). */
+	bool retry_on;		/* something is outstanding: timer wanted */
+	unsigned long retry_deadline;	/* jiffies: local ACK timeout */
+	unsigned long probe_deadline;	/* jiffies: next tail-loss probe */
+	u8 probes_left;
+	bool rtt_sampling;	/* rtt_psn is being timed */
+	u32 rtt_psn;
+	u64 rtt_start_ns;
+	u32 srtt_us;		/* smoothed RTT; 0: no sample yet */
+	u32 rttvar_us;
 };
 
 /* Responder-side read/atomic resource (IBTA 9.5, "responder resources"). */
@@ -297,10 +305,20 @@ void sroce_engine_unlock(struct sroce_qp *qp)
 void sroce_engine_drop_rx(struct sroce_qp *qp);
 void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct sroce_packet_info *info);
-void sroce_engine_arm_retry(struct sroce_qp *qp);
-void sroce_engine_stop_retry(struct sroce_qp *qp);
-bool sroce_engine_retry_due(struct sroce_qp *qp);
 void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs);
+
+/* rtt.c (send engine) */
+enum sroce_retx_due {
+	SROCE_RETX_NONE,
+	SROCE_RETX_PROBE,	/* no ACK for a probe timeout */
+	SROCE_RETX_TIMEOUT,	/* no ACK for the local ACK timeout */
+};
+void sroce_retx_arm(struct sroce_qp *qp);
+void sroce_retx_stop(struct sroce_qp *qp);
+enum sroce_retx_due sroce_retx_due(struct sroce_qp *qp);
+void sroce_retx_probed(struct sroce_qp *qp);
+void sroce_rtt_sent(struct sroce_qp *qp, u32 psn);
+void sroce_rtt_acked(struct sroce_qp *qp);
 /* The packet info the receive path stored in a queued skb. */
 static inline struct sroce_packet_info *sroce_skb_info(struct sk_buff *skb)
 {

@@ -340,6 +340,8 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 		kfree_skb(skb);
 		return status;
 	}
+	if (f.ackreq)
+		sroce_rtt_sent(qp, f.psn);
 	sroce_send_packet(qp, skb);
 	req->offset += payload;
 	req->psn = sroce_psn_add(req->psn, 1);
@@ -389,6 +391,7 @@ static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
 	skb = sroce_tx_build(sdev, &qp->av, &f, 0);
 	if (!skb)
 		return SROCE_REQ_NOMEM;
+	sroce_rtt_sent(qp, f.psn);
 	sroce_send_packet(qp, skb);
 	if (op == IB_WR_RDMA_READ) {
 		req->offset += f.dma_len;
@@ -463,7 +466,7 @@ static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 	if (sroce_psn_after(qp->req.psn, qp->req.sent_end))
 		qp->req.sent_end = qp->req.psn;
 	if (sroce_qp_is_rc(qp) && !qp->req.retry_on)
-		sroce_engine_arm_retry(qp);
+		sroce_retx_arm(qp);
 	if (last)
 		sroce_req_advance(qp, st);
 	return IB_WC_SUCCESS;

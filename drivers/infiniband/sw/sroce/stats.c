@@ -23,6 +23,8 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RNR_NAK_RCVD] = { .name = "rnr_naks_rcvd" },
 	[SROCE_CNT_RETRY_TIMEOUT] = { .name = "retry_timeouts" },
 	[SROCE_CNT_RX_MCAST_NO_GROUP] = { .name = "rx_mcast_no_group" },
+	[SROCE_CNT_TAIL_PROBES] = { .name = "tail_probes" },
+	[SROCE_CNT_FAST_RETRANSMITS] = { .name = "fast_retransmits" },
 };
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib_dev,

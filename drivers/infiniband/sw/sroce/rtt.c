@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Round trips: a QP's estimate of its round-trip time, and the two
+ * deadlines that retransmit without being told to (send engine context).
+ *
+ * Go-back-N learns of a lost packet from the next one to arrive (the
+ * responder's PSN sequence error NAK). Nothing reveals the loss of the
+ * last packets of a burst, of the ACK for them or of that NAK, and the
+ * local ACK timeout (IBTA 9.7.6.1.3: 4.096 us * 2^timeout, perftest's 14
+ * is 67 ms) is far longer than a round trip. So:
+ *
+ *  - Each RC QP times one AckReq packet at a time from its first
+ *    transmission to its acknowledgement, and keeps a smoothed RTT and
+ *    its variation (RFC 6298). A sample that spans a retransmission of
+ *    its packet is kept: it can only come out too long, never too short,
+ *    and under loss with go-back-N nearly every sample spans one (dropping
+ *    them, as Karn's rule does, leaves a lossy path with no estimate).
+ *  - When nothing has been acknowledged for a probe timeout (PTO, the
+ *    larger of 2 * SRTT and SRTT + 4 * RTTVAR, at least two timer ticks),
+ *    the completer sends again from the oldest unacknowledged PSN, as the
+ *    ACK timeout would. The responder acknowledges duplicates again and
+ *    executes nothing twice, so an early resend is safe with any peer.
+ *  - A probe is not a retry: it leaves retry_left alone. At most
+ *    SROCE_MAX_PROBES are sent, each after twice the wait of the one
+ *    before, between two acknowledgements; after that only the ACK timer
+ *    is left, and it counts retries as IBTA says.
+ *
+ * Both deadlines share the QP's retry_timer, kept lazily: progress moves
+ * the deadlines forward, but the timer is only armed when not pending and
+ * never deleted on the data path (only moved earlier, which steady
+ * progress never asks for); when it fires early, it is armed again for
+ * the earliest deadline (sroce_retx_due()). So a message and its ACK cost
+ * no timer-wheel lock.
+ */
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+
+#include <sroce/psn.h>
+
+#include "sroce.h"
+#include "qp.h"
+
+#define SROCE_MAX_PROBES	2
+/* A sample longer than this says more about a stall than about the path. */
+#define SROCE_RTT_MAX_US	(10 * USEC_PER_SEC)
+
+/* The local ACK timeout in jiffies; 0: none (wait for ever). */
+static unsigned long sroce_retx_ack_timeout(const struct sroce_qp *qp)
+{
+	u8 t = qp->attr.timeout;
+	u64 usecs;
+
+	if (!t)
+		return 0;
+	/* Codes above 29 mean hours; an hour is as good as for ever. */
+	usecs = min_t(u64, (4096ULL << t) / 1000, 3600ULL * USEC_PER_SEC);
+	return usecs_to_jiffies(usecs) + 1;
+}
+
+/* The probe timeout in jiffies; 0 before the first RTT sample. */
+static unsigned long sroce_retx_pto(const struct sroce_req *req)
+{
+	u32 us;
+
+	if (!req->srtt_us)
+		return 0;
+	us = max(2 * req->srtt_us, req->srtt_us + 4 * req->rttvar_us);
+	/* A tick may end right after it is armed: two are at least one. */
+	return max_t(unsigned long, usecs_to_jiffies(us) + 1, 2);
+}
+
+/* The earlier of the two deadlines. */
+static unsigned long sroce_retx_next(const struct sroce_req *req)
+{
+	if (req->probes_left &&
+	    time_before(req->probe_deadline, req->retry_deadline))
+		return req->probe_deadline;
+	return req->retry_deadline;
+}
+
+/*
+ * Something is outstanding and the responder has just moved on (or the
+ * first packet after a quiet time went out): both deadlines start afresh.
+ */
+void sroce_retx_arm(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	unsigned long timeout = sroce_retx_ack_timeout(qp);
+	unsigned long pto = sroce_retx_pto(req);
+
+	if (qp->dying || !timeout)
+		return;
+	req->retry_deadline = jiffies + timeout;
+	req->probes_left = pto && pto < timeout ? SROCE_MAX_PROBES : 0;
+	req->probe_deadline = jiffies + pto;
+	req->retry_on = true;
+	/* Only the engine modifies the timer: expires is stable here. */
+	if (!timer_pending(&qp->retry_timer) ||
+	    time_before(sroce_retx_next(req), qp->retry_timer.expires))
+		mod_timer(&qp->retry_timer, sroce_retx_next(req));
+}
+
+/* Nothing is outstanding: the timer may still fire, to no effect. */
+void sroce_retx_stop(struct sroce_qp *qp)
+{
+	qp->req.retry_on = false;
+}
+
+/* The timer fired: which deadline, if any, has really passed? */
+enum sroce_retx_due sroce_retx_due(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!req->retry_on || qp->dying)
+		return SROCE_RETX_NONE;
+	if (!time_before(jiffies, req->retry_deadline))
+		return SROCE_RETX_TIMEOUT;
+	if (req->probes_left && !time_before(jiffies, req->probe_deadline))
+		return SROCE_RETX_PROBE;
+	mod_timer(&qp->retry_timer, sroce_retx_next(req));
+	return SROCE_RETX_NONE;
+}
+
+/* A probe went out: the next one, if any, waits twice as long. */
+void sroce_retx_probed(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	unsigned int nth = SROCE_MAX_PROBES - --req->probes_left;
+
+	req->probe_deadline = jiffies + (sroce_retx_pto(req) << nth);
+	mod_timer(&qp->retry_timer, sroce_retx_next(req));
+}
+
+/* A new AckReq packet with @psn went out: time it if nothing else is. */
+void sroce_rtt_sent(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (req->rtt_sampling || sroce_psn_before(psn, req->sent_end))
+		return;
+	req->rtt_sampling = true;
+	req->rtt_psn = psn;
+	req->rtt_start_ns = ktime_get_ns();
+}
+
+/* req.acked_psn moved: the sample ends if its packet is acknowledged. */
+void sroce_rtt_acked(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 r, diff;
+
+	if (!req->rtt_sampling || !sroce_psn_after(req->acked_psn, req->rtt_psn))
+		return;
+	req->rtt_sampling = false;
+	r = min_t(u64, div_u64(ktime_get_ns() - req->rtt_start_ns,
+			       NSEC_PER_USEC), SROCE_RTT_MAX_US);
+	r = max(r, 1U);
+	if (!req->srtt_us) {
+		req->srtt_us = r;
+		req->rttvar_us = r / 2;
+		return;
+	}
+	diff = req->srtt_us > r ? req->srtt_us - r : r - req->srtt_us;
+	req->rttvar_us = (3 * req->rttvar_us + diff) / 4;
+	req->srtt_us = (7 * req->srtt_us + r) / 8;
+}
