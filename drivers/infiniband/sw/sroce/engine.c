@@ -124,8 +124,8 @@ static bool sroce_engine_take_rx(struct sroce_qp *qp, struct sroce_engine *e,
 	       (skb = skb_dequeue(&e->rx))) {
 		if (e == &qp->snd)
 			sroce_completer_recv(qp, skb);
-		else
-			sroce_responder_recv(qp, skb);
+		else if (sroce_responder_recv(qp, skb))
+			skb = NULL;	/* held by the responder */
 		consume_skb(skb);
 		(*budget)--;
 	}
@@ -370,6 +370,7 @@ void sroce_engine_setup(struct sroce_qp *qp)
 	spin_lock_init(&qp->rcv.lock);
 	sroce_engine_init_one(&qp->snd, sroce_engine_work_snd);
 	sroce_engine_init_one(&qp->rcv, sroce_engine_work_rcv);
+	__skb_queue_head_init(&qp->resp.held);
 	timer_setup(&qp->retry_timer, sroce_retry_timer_fn, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
 }
@@ -402,11 +403,15 @@ void sroce_engine_unlock(struct sroce_qp *qp)
 		sroce_engine_loop(qp, &qp->rcv, false);
 }
 
-/* Queued packets of both halves: the QP takes none in its new state. */
+/*
+ * Queued packets of both halves, and those the responder holds: the QP
+ * takes none in its new state.
+ */
 void sroce_engine_drop_rx(struct sroce_qp *qp)
 {
 	skb_queue_purge(&qp->snd.rx);
 	skb_queue_purge(&qp->rcv.rx);
+	sroce_responder_drop_held(qp);
 }
 
 /*

@@ -120,6 +120,8 @@ struct sroce_resp {
 	u32 psn;		/* expected PSN */
 	u32 msn;
 	bool nak_sent;		/* a sequence-error NAK is outstanding */
+	/* RC: packets ahead of psn, by PSN, until the gap fills (rcv.lock). */
+	struct sk_buff_head held;
 	bool ack_pending;
 	u32 ack_psn;
 	/* The message being received (RC/UC). */
@@ -340,9 +342,10 @@ void sroce_completer_flush(struct sroce_qp *qp);
 
 /* responder.c (receive engine) */
 void sroce_responder_reset(struct sroce_qp *qp);
-void sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb);
+bool sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_responder_send(struct sroce_qp *qp, int *budget);
 void sroce_responder_flush(struct sroce_qp *qp);
 void sroce_responder_discard(struct sroce_qp *qp);
+void sroce_responder_drop_held(struct sroce_qp *qp);
 
 #endif /* SROCE_QP_H */

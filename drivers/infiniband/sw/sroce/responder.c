@@ -4,9 +4,10 @@
  * into receive WQEs and RDMA WRITEs into registered memory straight from
  * the skb fragments, answers RDMA READs and atomics, and acknowledges.
  *
- * RC (IBTA 9.7): packets are taken in PSN order only. A PSN ahead of the
- * expected one gets one sequence-error NAK until the gap is filled; one
- * behind it is a duplicate: SEND/WRITE are acknowledged again, READs
+ * RC (IBTA 9.7): packets are executed in PSN order only. A PSN ahead of
+ * the expected one is held until the gap fills, and the gap gets one
+ * sequence-error NAK when it looks lost (sroce_resp_hold()); one behind
+ * it is a duplicate: SEND/WRITE are acknowledged again, READs
  * are executed again and atomics answered from the saved result. ACKs are
  * coalesced: one per engine run, sent after any read response that
  * precedes it. Errors NAK the request and move the QP to ERR with an
@@ -37,6 +38,10 @@
 #include "sge.h"
 
 #define SROCE_GRH_BYTES		40
+/* Packets held ahead of a gap: at most this far ahead, and this many. */
+#define SROCE_HOLD_MAX		128
+/* Held packets after which a gap is taken for a loss and NAKed. */
+#define SROCE_HOLD_NAK		3
 
 /* Outcome of executing one in-order request packet. */
 enum sroce_resp_result {
@@ -522,30 +527,66 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
 	qp->resp.ack_psn = sroce_psn_sub(qp->resp.psn, 1);
 }
 
-static void sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
-			  const struct sroce_packet_info *info)
+/*
+ * A packet ahead of the expected PSN (RC). A go-back-N requester sends
+ * everything again from the PSN a sequence NAK names, so NAKing a packet
+ * that is only late (reordered on the way) costs a round trip of
+ * duplicates, and dropping what came early means sending it again. So
+ * such a packet is held, by PSN, and executed once the gap has filled
+ * (still in PSN order: the requester cannot tell). The gap is NAKed,
+ * once, when it looks lost: SROCE_HOLD_NAK packets are held behind it,
+ * or the held one asks for an ACK (the end of a message or of a burst:
+ * its requester waits for an answer), or it cannot be held. When the
+ * gap fills, the ACK that follows names everything executed, and a
+ * requester that was sending again from the gap moves on past it.
+ * Returns true if @skb was taken.
+ */
+static bool sroce_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
+			    const struct sroce_packet_info *info, s32 ahead)
 {
 	struct sroce_resp *resp = &qp->resp;
-	s32 diff = sroce_psn_diff(info->psn, resp->psn);
+	struct sk_buff *pos;
+	bool held = false;
+
+	if (ahead < SROCE_HOLD_MAX &&
+	    skb_queue_len(&resp->held) < SROCE_HOLD_MAX) {
+		held = true;
+		skb_queue_reverse_walk(&resp->held, pos) {
+			s32 d = sroce_psn_diff(info->psn,
+					       sroce_skb_info(pos)->psn);
+
+			if (!d) {
+				held = false;	/* a duplicate of a held one */
+				break;
+			}
+			if (d > 0) {
+				__skb_queue_after(&resp->held, pos, skb);
+				break;
+			}
+		}
+		if (held && pos == (struct sk_buff *)&resp->held)
+			__skb_queue_head(&resp->held, skb);
+	}
+	if (!resp->nak_sent &&
+	    (!held || skb_queue_len(&resp->held) >= SROCE_HOLD_NAK ||
+	     sroce_bth_ackreq((const void *)sroce_resp_bth(skb)))) {
+		resp->nak_sent = true;
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_SEQ_NAK_SENT);
+		sroce_resp_send_ack(qp, resp->psn,
+				    sroce_syndrome_nak(SROCE_NAK_PSN_SEQ_ERR));
+	}
+	return held;
+}
+
+/* An RC packet with the expected PSN. */
+static void sroce_resp_rc_execute(struct sroce_qp *qp, struct sk_buff *skb,
+				  const struct sroce_packet_info *info)
+{
+	struct sroce_resp *resp = &qp->resp;
 	u32 flags = info->op->flags;
 	enum sroce_resp_result result;
 
-	if (diff > 0) {
-		if (!resp->nak_sent) {
-			resp->nak_sent = true;
-			sroce_count(to_sroce_dev(qp->ib_qp.device),
-				    SROCE_CNT_SEQ_NAK_SENT);
-			sroce_resp_send_ack(qp, resp->psn,
-				sroce_syndrome_nak(SROCE_NAK_PSN_SEQ_ERR));
-		}
-		return;
-	}
-	if (diff < 0) {
-		sroce_count(to_sroce_dev(qp->ib_qp.device),
-			    SROCE_CNT_RX_DUPLICATE);
-		sroce_resp_duplicate(qp, skb, info);
-		return;
-	}
 	resp->nak_sent = false;
 	result = sroce_resp_execute(qp, skb, info);
 	switch (result) {
@@ -569,6 +610,58 @@ static void sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_fatal(qp, info->psn, result);
 		break;
 	}
+}
+
+/*
+ * Executes the held packets that the gap's filling made the expected
+ * ones, and drops those a resend overtook. The ACK that follows names
+ * the newest PSN executed.
+ */
+static void sroce_resp_rc_release(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sk_buff *skb;
+	bool executed = false;
+
+	while ((skb = skb_peek(&resp->held)) &&
+	       READ_ONCE(qp->state) != IB_QPS_ERR) {
+		const struct sroce_packet_info *info = sroce_skb_info(skb);
+		s32 d = sroce_psn_diff(info->psn, resp->psn);
+
+		if (d > 0)
+			break;
+		__skb_unlink(skb, &resp->held);
+		if (!d) {
+			sroce_resp_rc_execute(qp, skb, info);
+			executed = true;
+		}
+		consume_skb(skb);
+	}
+	if (executed) {
+		resp->ack_pending = true;
+		resp->ack_psn = sroce_psn_sub(resp->psn, 1);
+	}
+}
+
+/* Returns true if @skb was taken (held for later). */
+static bool sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_packet_info *info)
+{
+	struct sroce_resp *resp = &qp->resp;
+	s32 diff = sroce_psn_diff(info->psn, resp->psn);
+
+	if (diff > 0)
+		return sroce_resp_hold(qp, skb, info, diff);
+	if (diff < 0) {
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_RX_DUPLICATE);
+		sroce_resp_duplicate(qp, skb, info);
+		return false;
+	}
+	sroce_resp_rc_execute(qp, skb, info);
+	if (!skb_queue_empty(&resp->held))
+		sroce_resp_rc_release(qp);
+	return false;
 }
 
 static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
@@ -645,14 +738,15 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 	sroce_resp_complete(qp, &wc, sroce_bth_se((const void *)bth));
 }
 
-void sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb)
+/* Returns true if the responder keeps @skb (sroce_resp_hold()). */
+bool sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	const struct sroce_packet_info *info = sroce_skb_info(skb);
 	u32 flags = info->op->flags;
 
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR ||
 	    (!qp->has_rq && !qp->srq))
-		return;
+		return false;
 	switch (qp->ib_qp.qp_type) {
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
@@ -665,11 +759,12 @@ void sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		break;
 	case IB_QPT_RC:
 		if (flags & SROCE_OPF_RC)
-			sroce_resp_rc(qp, skb, info);
+			return sroce_resp_rc(qp, skb, info);
 		break;
 	default:
 		break;
 	}
+	return false;
 }
 
 /* One read response packet of @res, or its atomic acknowledgement. */
@@ -769,6 +864,12 @@ bool sroce_responder_send(struct sroce_qp *qp, int *budget)
 	return false;
 }
 
+/* Held packets are dropped (a state change, destroy). */
+void sroce_responder_drop_held(struct sroce_qp *qp)
+{
+	__skb_queue_purge(&qp->resp.held);
+}
+
 /* Entering RTR: expect the RQ PSN, nothing in progress. */
 void sroce_responder_reset(struct sroce_qp *qp)
 {
@@ -776,7 +877,9 @@ void sroce_responder_reset(struct sroce_qp *qp)
 	void *rwqe = resp->rwqe;
 	struct sroce_resp_res *res = resp->res;
 
+	sroce_responder_drop_held(qp);
 	memset(resp, 0, sizeof(*resp));
+	__skb_queue_head_init(&resp->held);
 	resp->rwqe = rwqe;
 	resp->res = res;
 	if (res)
@@ -813,6 +916,7 @@ void sroce_responder_flush(struct sroce_qp *qp)
 {
 	u32 prod;
 
+	sroce_responder_drop_held(qp);
 	if (qp->srq) {
 		qp->resp.in_msg = false;
 		sroce_responder_flush_srq(qp);
