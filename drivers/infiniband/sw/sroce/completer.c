@@ -455,6 +455,10 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 		sroce_retx_stop(qp);
 		return;
 	}
+	if (due == SROCE_RETX_PROBE && st->rd_atomic) {
+		sroce_retx_skip_probe(qp);
+		return;
+	}
 	if (due == SROCE_RETX_PROBE) {
 		sroce_count(sdev, SROCE_CNT_TAIL_PROBES);
 		sroce_retx_probed(qp);

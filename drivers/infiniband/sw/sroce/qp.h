@@ -319,6 +319,7 @@ void sroce_retx_arm(struct sroce_qp *qp);
 void sroce_retx_stop(struct sroce_qp *qp);
 enum sroce_retx_due sroce_retx_due(struct sroce_qp *qp);
 void sroce_retx_probed(struct sroce_qp *qp);
+void sroce_retx_skip_probe(struct sroce_qp *qp);
 void sroce_rtt_sent(struct sroce_qp *qp, u32 psn);
 void sroce_rtt_acked(struct sroce_qp *qp);
 /* The packet info the receive path stored in a queued skb. */

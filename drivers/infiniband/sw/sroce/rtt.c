@@ -16,10 +16,14 @@
  *    and under loss with go-back-N nearly every sample spans one (dropping
  *    them, as Karn's rule does, leaves a lossy path with no estimate).
  *  - When nothing has been acknowledged for a probe timeout (PTO, the
- *    larger of 2 * SRTT and SRTT + 4 * RTTVAR, at least two timer ticks),
- *    the completer sends again from the oldest unacknowledged PSN, as the
- *    ACK timeout would. The responder acknowledges duplicates again and
- *    executes nothing twice, so an early resend is safe with any peer.
+ *    larger of 2 * SRTT and SRTT + 4 * RTTVAR, at least 10 ms, as TCP's
+ *    tail-loss probe: a busy peer's scheduling delays its ACKs by more
+ *    than its RTT says) the completer sends again from the oldest
+ *    unacknowledged PSN, as the ACK timeout would. The responder
+ *    acknowledges duplicates again and executes nothing twice, so an
+ *    early resend is safe with any peer. Not for a read or atomic: a
+ *    read asked for again restarts its whole response stream at the
+ *    responder, and read responses already reveal their own gaps.
  *  - A probe is not a retry: it leaves retry_left alone. At most
  *    SROCE_MAX_PROBES are sent, each after twice the wait of the one
  *    before, between two acknowledgements; after that only the ACK timer
@@ -41,6 +45,7 @@
 #include "qp.h"
 
 #define SROCE_MAX_PROBES	2
+#define SROCE_PTO_MIN_US	10000
 /* A sample longer than this says more about a stall than about the path. */
 #define SROCE_RTT_MAX_US	(10 * USEC_PER_SEC)
 
@@ -64,7 +69,8 @@ static unsigned long sroce_retx_pto(const struct sroce_req *req)
 
 	if (!req->srtt_us)
 		return 0;
-	us = max(2 * req->srtt_us, req->srtt_us + 4 * req->rttvar_us);
+	us = max3(2 * req->srtt_us, req->srtt_us + 4 * req->rttvar_us,
+		  (u32)SROCE_PTO_MIN_US);
 	/* A tick may end right after it is armed: two are at least one. */
 	return max_t(unsigned long, usecs_to_jiffies(us) + 1, 2);
 }
@@ -129,6 +135,13 @@ void sroce_retx_probed(struct sroce_qp *qp)
 
 	req->probe_deadline = jiffies + (sroce_retx_pto(req) << nth);
 	mod_timer(&qp->retry_timer, sroce_retx_next(req));
+}
+
+/* The oldest outstanding WQE is a read or atomic: no probe for it. */
+void sroce_retx_skip_probe(struct sroce_qp *qp)
+{
+	qp->req.probes_left = 0;
+	mod_timer(&qp->retry_timer, sroce_retx_next(&qp->req));
 }
 
 /* A new AckReq packet with @psn went out: time it if nothing else is. */
