@@ -562,7 +562,8 @@ void sroce_requester_seek(struct sroce_qp *qp, u32 psn)
 		if (!st->done && sroce_psn_before_eq(psn, st->last_psn) &&
 		    st->first_psn != sroce_psn_add(st->last_psn, 1))
 			break;
-		if (st->rd_atomic && !st->done)
+		/* Passed, done or not: retiring it counts it down. */
+		if (st->rd_atomic)
 			rd_atomic++;
 	}
 	req->idx = idx;
