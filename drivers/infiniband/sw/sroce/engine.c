@@ -237,27 +237,30 @@ static void sroce_engine_loop(struct sroce_qp *qp, struct sroce_engine *e,
 		if (READ_ONCE(qp->state) == IB_QPS_ERR &&
 		    test_bit(SROCE_ENG_PENDING, &other->flags))
 			sroce_engine_kick_one(qp, other);
-		if (more) {
-			if (!--runs) {
-				sroce_engine_defer(qp, e);
+		if (!more) {
+			/* A kick between our last test and the unlock is ours. */
+			smp_mb();
+			if (!test_bit(SROCE_ENG_PENDING, &e->flags))
 				return;
-			}
-			/*
-			 * Softirqs still pending here went to ksoftirqd: the
-			 * receive side (on one host, the peer we feed) is
-			 * behind. Step aside until it has caught up, instead
-			 * of filling its backlog until it drops.
-			 */
-			if (local_softirq_pending())
-				usleep_range(20, 50);
-			else
-				cond_resched();
-			continue;
 		}
-		/* A kick between our last test and the unlock is ours. */
-		smp_mb();
-		if (!test_bit(SROCE_ENG_PENDING, &e->flags))
+		/*
+		 * Work is left, or new work came in meanwhile (another CPU
+		 * may keep kicking for ever): it counts as another run.
+		 */
+		if (!--runs) {
+			sroce_engine_defer(qp, e);
 			return;
+		}
+		/*
+		 * Softirqs still pending here went to ksoftirqd: the receive
+		 * side (on one host, the peer we feed) is behind. Step aside
+		 * until it has caught up, instead of filling its backlog
+		 * until it drops.
+		 */
+		if (local_softirq_pending())
+			usleep_range(20, 50);
+		else
+			cond_resched();
 	}
 }
 
