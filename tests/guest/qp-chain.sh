@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Chains of 512 RC QPs on one device, each QP's destination the next one
+# (tests/guest/progs/qp_chain.c): a responder answers to its own
+# destination, a requester that gets an answer sends what waits in its
+# ring, and a packet to a local QP runs that QP's engine in place - so one
+# trigger runs the whole chain, and a driver that lets those runs nest
+# recurses once per QP until the kernel stack overflows. Three chains:
+# PSN sequence NAKs answered by retransmitted WRITEs (as the issue has
+# it); read responses and ACKs with fenced WRITEs; atomic
+# acknowledgements and ACKs with fenced SENDs. Each must run to its end,
+# leave the memory exactly as it should, complete and flush what it
+# should; the kernel log must stay clean (the harness checks it: a stack
+# overflow is an oops).
+# On rxe: rdma_rxe 6.1 runs its tasks inline as well, and a chain of 512
+# overflows its stack too ("BUG: TASK stack guard page was hit" in
+# rxe_do_task); it runs the nak chain of 16 QPs only (qp_chain -r says why
+# not the others).
+. "$(dirname "$0")/lib.sh"
+
+QPS=512 opts=()
+if [[ $SROCE_IMPL == rxe ]]; then
+	QPS=16 opts=(-r)
+	echo "rxe quirk: one QP's task runs inside another's, once per QP" \
+		"of a chain (its stack overflows at 512): $QPS QPs only"
+fi
+
+make_veth
+load_sroce
+dev=${DEVPFX}0
+link_add "$dev" veth0
+gid=$(wait_roce_gid 10 "$dev" 192.0.2.1) || fail "no IPv4 GID"
+
+run_prog qp_chain 240 qp_chain "${opts[@]}" -n "$QPS" "$dev" "$gid"
+out=$(cat "$RESULTS/qp_chain.txt")
+assert_match "$out" "ok nak chain of $QPS QPs" "nak chain"
+
+if [[ $SROCE_IMPL == sroce ]]; then
+	assert_match "$out" "ok read/write chain of $QPS QPs" "read/write chain"
+	assert_match "$out" "ok atomic/send chain of $QPS QPs" "atomic/send chain"
+	# Every packet stayed on this host, delivered directly: none went
+	# to a QP that does not exist, none was dropped for a full queue.
+	assert_eq "$(port_counter "$dev" rx_no_qp)" 0 "rx_no_qp"
+	assert_eq "$(port_counter "$dev" rx_queue_full)" 0 "rx_queue_full"
+fi
+
+unload_sroce
+log "ok"
