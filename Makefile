@@ -6,6 +6,8 @@
 #   make check      install what is needed, run every test (unit + guest)
 #   make demo       boot a guest and show the module at work
 #   make bench      perftest figures of sroce against rdma_rxe (not a test)
+#   make bench-wire the same across a wire between two guests, clean and
+#                   under netem, with TCP (iperf3) as the ceiling
 #
 # KDIR selects the kernel build tree. By default: the running kernel's, or,
 # where there is none (a host without module support), the newest installed
@@ -20,7 +22,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(SROCE_DIR) CONFIG_RDMA_SROCE=m
 
-.PHONY: all module sparse unit check demo bench clean kdir-check
+.PHONY: all module sparse unit check demo bench bench-wire clean kdir-check
 
 all: module
 
@@ -48,6 +50,9 @@ demo:
 
 bench:
 	bash scripts/bench.sh
+
+bench-wire:
+	bash scripts/bench-wire.sh
 
 clean:
 	-test -f $(KDIR)/Makefile && $(KBUILD) clean

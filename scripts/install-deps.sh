@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install everything the build and the tests need on a Debian 12 machine.
-# Idempotent and quick when all is present: apt is only touched when
-# dpkg-query says something is missing.
+# install-deps.sh [PACKAGE...]
+#
+# Install everything the build and the tests need on a Debian 12 machine,
+# plus the PACKAGEs given (what one tool needs and the tests do not, e.g.
+# iperf3 for `make bench-wire`). Idempotent and quick when all is present:
+# apt is only touched when dpkg-query says something is missing.
 #
 # The guest boots the Debian kernel whose headers we build against, so the
 # linux-image package must be exactly the headers' version. That version is
@@ -51,7 +54,7 @@ apt_install() {
 		apt-get install -y -q --no-install-recommends "$@"
 }
 
-mapfile -t need < <(missing "${PACKAGES[@]}")
+mapfile -t need < <(missing "${PACKAGES[@]}" "$@")
 if ((${#need[@]})); then
 	apt_install "${need[@]}"
 fi
