@@ -95,7 +95,7 @@ struct sroce_req {
 	u8 probes_left;
 	bool rtt_sampling;	/* rtt_psn is being timed */
 	u32 rtt_psn;
-	u64 rtt_start_ns;
+	unsigned long rtt_start;	/* jiffies */
 	u32 srtt_us;		/* smoothed RTT; 0: no sample yet */
 	u32 rttvar_us;
 };

@@ -11,7 +11,9 @@
  *
  *  - Each RC QP times one AckReq packet at a time from its first
  *    transmission to its acknowledgement, and keeps a smoothed RTT and
- *    its variation (RFC 6298). A sample that spans a retransmission of
+ *    its variation (RFC 6298). In jiffies: the probe timeout's floor is
+ *    several ticks anyway, and a clock read per message is not free
+ *    (an HPET read is a device access; guests often have no usable TSC). A sample that spans a retransmission of
  *    its packet is kept: it can only come out too long, never too short,
  *    and under loss with go-back-N nearly every sample spans one (dropping
  *    them, as Karn's rule does, leaves a lossy path with no estimate).
@@ -37,7 +39,6 @@
  * no timer-wheel lock.
  */
 #include <linux/jiffies.h>
-#include <linux/ktime.h>
 
 #include <sroce/psn.h>
 
@@ -153,7 +154,7 @@ void sroce_rtt_sent(struct sroce_qp *qp, u32 psn)
 		return;
 	req->rtt_sampling = true;
 	req->rtt_psn = psn;
-	req->rtt_start_ns = ktime_get_ns();
+	req->rtt_start = jiffies;
 }
 
 /* req.acked_psn moved: the sample ends if its packet is acknowledged. */
@@ -165,9 +166,9 @@ void sroce_rtt_acked(struct sroce_qp *qp)
 	if (!req->rtt_sampling || !sroce_psn_after(req->acked_psn, req->rtt_psn))
 		return;
 	req->rtt_sampling = false;
-	r = min_t(u64, div_u64(ktime_get_ns() - req->rtt_start_ns,
-			       NSEC_PER_USEC), SROCE_RTT_MAX_US);
-	r = max(r, 1U);
+	/* A sample within one tick counts as half a tick. */
+	r = jiffies_to_usecs(jiffies - req->rtt_start);
+	r = clamp_t(u32, r, jiffies_to_usecs(1) / 2, SROCE_RTT_MAX_US);
 	if (!req->srtt_us) {
 		req->srtt_us = r;
 		req->rttvar_us = r / 2;
