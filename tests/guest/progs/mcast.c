@@ -46,6 +46,7 @@
 
 #include "check.h"
 #include "open_device.h"
+#include "port_counter.h"
 
 #define QKEY		0x11110000u
 #define QKEY_OTHER	0x22220000u
@@ -290,23 +291,6 @@ static int ip_join(const char *group)
 	return fd;
 }
 
-/* -1 if the device has no such counter (rdma_rxe). */
-static long long counter(const char *dev, const char *name)
-{
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
 
 /*
  * @r got message @msg of @len bytes from @s, with a GRH for @group sent
@@ -598,7 +582,7 @@ static int run(int argc, char **argv)
 	 * A group the netdev is a member of, with no QP attached: the
 	 * packet reaches the device, which drops and counts it.
 	 */
-	c0 = counter(rdev, "rx_mcast_no_group");
+	c0 = port_counter(rdev, "rx_mcast_no_group");
 	if (ifname && !quirk_rxe && c0 >= 0) {
 		struct ibv_ah *ah = group_ah(&s, sg4, GROUP4_NOQP);
 		int fd = ip_join(GROUP4_NOQP);
@@ -606,7 +590,7 @@ static int run(int argc, char **argv)
 		for (m = 0; m < 3; m++)
 			send_ud(&s, ah, QKEY, 20 + m, 50);
 		for (m = 0; m < 30; m++) {
-			c1 = counter(rdev, "rx_mcast_no_group");
+			c1 = port_counter(rdev, "rx_mcast_no_group");
 			if (c1 >= c0 + 3)
 				break;
 			usleep(100000);

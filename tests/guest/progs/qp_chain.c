@@ -67,6 +67,7 @@
 #include "check.h"
 #include "data_pattern.h"
 #include "open_device.h"
+#include "port_counter.h"
 #include "prog_args.h"
 #include "rc_conn.h"
 
@@ -178,20 +179,7 @@ static void mem_wait(int i, size_t off, const char *what)
 /* A port counter of the device, or -1 if it has none of that name. */
 static long long counter(const char *name)
 {
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
-		 ibv_get_device_name(ctx->device), name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return port_counter(ibv_get_device_name(ctx->device), name);
 }
 
 static const char *const counter_names[] = {
