@@ -566,6 +566,9 @@ static bool sroce_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
 		}
 		if (held && pos == (struct sk_buff *)&resp->held)
 			__skb_queue_head(&resp->held, skb);
+		/* It may wait long: pin no route (nor its netdev) meanwhile. */
+		if (held)
+			skb_dst_drop(skb);
 	}
 	if (!resp->nak_sent &&
 	    (!held || skb_queue_len(&resp->held) >= SROCE_HOLD_NAK ||
