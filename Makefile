@@ -8,6 +8,7 @@
 #   make bench      perftest figures of sroce against rdma_rxe (not a test)
 #   make bench-wire the same across a wire between two guests, clean and
 #                   under netem, with TCP (iperf3) as the ceiling
+#   make wire-latency   the virtual wires' own latency (UDP, no RDMA)
 #
 # KDIR selects the kernel build tree. By default: the running kernel's, or,
 # where there is none (a host without module support), the newest installed
@@ -22,7 +23,8 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(SROCE_DIR) CONFIG_RDMA_SROCE=m
 
-.PHONY: all module sparse unit check demo bench bench-wire clean kdir-check
+.PHONY: all module sparse unit check demo bench bench-wire wire-latency clean \
+	kdir-check
 
 all: module
 
@@ -53,6 +55,9 @@ bench:
 
 bench-wire:
 	bash scripts/bench-wire.sh
+
+wire-latency:
+	bash scripts/wire-latency.sh
 
 clean:
 	-test -f $(KDIR)/Makefile && $(KBUILD) clean
