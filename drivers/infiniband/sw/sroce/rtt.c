@@ -12,11 +12,12 @@
  *  - Each RC QP times one AckReq packet at a time from its first
  *    transmission to its acknowledgement, and keeps a smoothed RTT and
  *    its variation (RFC 6298). In jiffies: the probe timeout's floor is
- *    several ticks anyway, and a clock read per message is not free
- *    (an HPET read is a device access; guests often have no usable TSC). A sample that spans a retransmission of
- *    its packet is kept: it can only come out too long, never too short,
- *    and under loss with go-back-N nearly every sample spans one (dropping
- *    them, as Karn's rule does, leaves a lossy path with no estimate).
+ *    several ticks anyway, and a clock read per message is not free (an
+ *    HPET read is a device access; guests often have no usable TSC). A
+ *    sample that spans a retransmission of its packet is kept: it can
+ *    only come out too long, never too short, and under loss with
+ *    go-back-N nearly every sample spans one (dropping them, as Karn's
+ *    rule does, leaves a lossy path with no estimate).
  *  - When nothing has been acknowledged for a probe timeout (PTO, the
  *    larger of 2 * SRTT and SRTT + 4 * RTTVAR, at least 10 ms, as TCP's
  *    tail-loss probe: a busy peer's scheduling delays its ACKs by more
