@@ -7,7 +7,7 @@
 # own objects are left alone, and each only when older than its sources:
 #
 #  - sroce_cq_selftest.ko: tests/guest/kmod/cq_selftest.c linked with the
-#    driver's queue.c, mmap.c and verbs_cq.c (white box, sroce only);
+#    driver's ring_mem.c, queue.c, mmap.c and verbs_cq.c (white box);
 #  - kverbs_selftest.ko: tests/guest/kmod/kverbs_selftest.c, which uses
 #    only the RDMA core's exported API (black box, sroce or rdma_rxe).
 #
@@ -51,7 +51,8 @@ build() {
 }
 
 rc=0
-cq_srcs=("$kmod/Kbuild" "$kmod/cq_selftest.c" "$src/queue.c" "$src/mmap.c" "$src/verbs_cq.c")
+cq_srcs=("$kmod/Kbuild" "$kmod/cq_selftest.c" "$src/ring_mem.c" "$src/queue.c"
+	 "$src/mmap.c" "$src/verbs_cq.c")
 if ! fresh "$out/sroce_cq_selftest.ko" "$kmod/Kbuild" "$kmod/cq_selftest.c" "$src"/*.[ch]; then
 	build sroce_cq_selftest "SROCE_SRC=$src" "${cq_srcs[@]}" || {
 		echo "build.sh: sroce_cq_selftest.ko failed to build" >&2

@@ -13,23 +13,21 @@
  *  - sroce_mmap_add() creates the entry holding the one reference the
  *    owner object keeps;
  *  - sroce_mmap() takes a temporary reference for the duration of one
- *    mmap() call, so a concurrent destroy cannot free the buffer under
- *    remap_vmalloc_range();
+ *    mmap() call, so a concurrent destroy cannot free the pages while
+ *    they are being inserted;
  *  - the owner's destroy calls sroce_mmap_remove(), which forbids new
  *    mappings and drops its reference. librxe destroys before it unmaps,
  *    so the ring is usually still mapped at that point: that is fine,
- *    because remap_vmalloc_range() inserts the pages with vm_insert_page(),
- *    which holds a page reference per mapping. vfree() in sroce_mmap_free()
- *    only drops the vmalloc reference; the pages themselves go when the
- *    last process unmaps them. Nothing in the VMA points back to us, so
- *    neither module unload nor device removal has to wait for munmap();
+ *    because vm_insert_page() holds a page reference per mapping, and
+ *    sroce_ring_mem_free() only drops ours; the pages themselves go when
+ *    the last process unmaps them. Nothing in the VMA points back to us,
+ *    so neither module unload nor device removal has to wait for munmap();
  *  - the core calls ops.mmap_free (sroce_mmap_free) when the last
  *    reference is dropped, which is the only place the entry and the
- *    vmalloc area are freed.
+ *    ring's memory are freed.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -38,8 +36,8 @@
 
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
-	/* vmalloc_user() memory, freed in sroce_mmap_free(). */
-	void *buf;
+	/* Freed in sroce_mmap_free(). */
+	struct sroce_ring_mem mem;
 };
 
 static struct sroce_mmap_entry *
@@ -49,12 +47,13 @@ to_sroce_mmap_entry(struct rdma_user_mmap_entry *rdma)
 }
 
 /*
- * Offers @buf (vmalloc_user(), @size bytes) for mmap() on the user context
- * of @udata and describes it in @mi. On success the entry owns the buffer;
- * on failure the caller still does.
+ * Offers the ring @mem (@size bytes used) for mmap() on the user context of
+ * @udata and describes it in @mi. On success the entry owns the memory and
+ * *@mem is zeroed; on failure the caller still owns it.
  */
-int sroce_mmap_add(struct ib_udata *udata, void *buf, size_t size,
-		   struct sroce_mmap_entry **entryp, struct mminfo *mi)
+int sroce_mmap_add(struct ib_udata *udata, struct sroce_ring_mem *mem,
+		   size_t size, struct sroce_mmap_entry **entryp,
+		   struct mminfo *mi)
 {
 	struct ib_ucontext *uc = rdma_udata_to_uverbs_attr_bundle(udata)->context;
 	struct sroce_mmap_entry *entry;
@@ -66,13 +65,15 @@ int sroce_mmap_add(struct ib_udata *udata, void *buf, size_t size,
 	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
 	if (!entry)
 		return -ENOMEM;
-	entry->buf = buf;
+	/* Complete before insertion: another thread may guess the offset. */
+	entry->mem = *mem;
 	err = rdma_user_mmap_entry_insert_range(uc, &entry->rdma, len, 1,
 						U32_MAX);
 	if (err) {
 		kfree(entry);
 		return err;
 	}
+	memset(mem, 0, sizeof(*mem));
 
 	mi->offset = rdma_user_mmap_get_offset(&entry->rdma);
 	mi->size = len;
@@ -100,7 +101,7 @@ static int sroce_mmap(struct ib_ucontext *uc, struct vm_area_struct *vma)
 	rdma = rdma_user_mmap_entry_get(uc, vma);
 	if (!rdma)
 		return -EINVAL;
-	err = remap_vmalloc_range(vma, to_sroce_mmap_entry(rdma)->buf, 0);
+	err = sroce_ring_mem_map(&to_sroce_mmap_entry(rdma)->mem, vma);
 	rdma_user_mmap_entry_put(rdma);
 	return err;
 }
@@ -110,7 +111,7 @@ static void sroce_mmap_free(struct rdma_user_mmap_entry *rdma)
 {
 	struct sroce_mmap_entry *entry = to_sroce_mmap_entry(rdma);
 
-	vfree(entry->buf);
+	sroce_ring_mem_free(&entry->mem);
 	kfree(entry);
 }
 

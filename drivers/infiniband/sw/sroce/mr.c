@@ -70,7 +70,7 @@ struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, struct ib_pd *pd,
 		ret = -ENOMEM;
 		goto err_count;
 	}
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), sroce_obj_gfp(kind == SROCE_MR_USER));
 	if (!mr) {
 		ret = -ENOMEM;
 		goto err_count;
@@ -193,7 +193,7 @@ int sroce_mr_set_umem(struct sroce_mr *mr, struct ib_umem *umem)
 	mr->first_offset = ib_umem_offset(umem);
 	/* A huge region fails with ENOMEM, not a kvmalloc warning. */
 	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
-				   GFP_KERNEL | __GFP_NOWARN);
+				   sroce_obj_gfp(true) | __GFP_NOWARN);
 	if (!mr->pages)
 		return -ENOMEM;
 

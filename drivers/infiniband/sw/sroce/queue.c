@@ -7,7 +7,6 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 
 #include "sroce.h"
 #include "queue.h"
@@ -54,10 +53,10 @@ int sroce_queue_init(struct sroce_queue *q, struct sroce_dev *sdev,
 	if (size > SROCE_QUEUE_MAX_BYTES)
 		return -EINVAL;
 
-	/* Zeroed, and allowed into user mappings by remap_vmalloc_range(). */
-	q->buf = vmalloc_user(size);
-	if (!q->buf)
-		return -ENOMEM;
+	err = sroce_ring_mem_alloc(&q->mem, size, !!udata);
+	if (err)
+		return err;
+	q->buf = q->mem.vaddr;
 	q->buf_size = size;
 	q->index_mask = slots - 1;
 	q->log2_elem_size = log2_elem;
@@ -68,13 +67,13 @@ int sroce_queue_init(struct sroce_queue *q, struct sroce_dev *sdev,
 	q->buf->index_mask = q->index_mask;
 
 	if (udata) {
-		err = sroce_mmap_add(udata, q->buf, size, &q->mmap, &mi);
+		err = sroce_mmap_add(udata, &q->mem, size, &q->mmap, &mi);
 		if (err) {
-			vfree(q->buf);
+			sroce_ring_mem_free(&q->mem);
 			q->buf = NULL;
 			return err;
 		}
-		/* From here on the mmap entry owns the buffer. */
+		/* From here on the mmap entry owns the memory (q->mem is 0). */
 		if (copy_to_user(mi_out, &mi, sizeof(mi))) {
 			sroce_queue_cleanup(q);
 			return -EFAULT;
@@ -90,7 +89,7 @@ void sroce_queue_cleanup(struct sroce_queue *q)
 	if (q->mmap)
 		sroce_mmap_remove(q->mmap);
 	else
-		vfree(q->buf);
+		sroce_ring_mem_free(&q->mem);
 	q->mmap = NULL;
 	q->buf = NULL;
 }

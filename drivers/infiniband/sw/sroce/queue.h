@@ -40,7 +40,9 @@
  * _count(), _consumer_index(), _producer_index(). Producer-side calls:
  * sroce_queue_tail(), _push(). sroce_queue_replace() needs both sides.
  *
- * Memory: the ring is vmalloc_user() memory. For a user queue it is handed
+ * Memory: the ring is struct sroce_ring_mem pages (ring_mem.c), charged to
+ * the creating process's memory cgroup for a user queue. For a user queue it
+ * is handed
  * to an mmap entry (mmap.c) and freed only when the entry's last reference
  * is gone; pages user space has mapped stay alive until it unmaps them.
  */
@@ -53,6 +55,24 @@
 
 struct sroce_dev;
 struct sroce_mmap_entry;
+struct vm_area_struct;
+
+/* Pages of one ring and their kernel mapping (ring_mem.c). */
+struct sroce_ring_mem {
+	void *vaddr;
+	struct page **pages;
+	unsigned int npages;
+};
+
+/*
+ * Zeroed pages for at least @size bytes. @user: the memory is the calling
+ * process's (charged to its cgroup, ENOMEM rather than an OOM kill).
+ * Returns 0 or -ENOMEM. Process context.
+ */
+int sroce_ring_mem_alloc(struct sroce_ring_mem *m, size_t size, bool user);
+/* Safe on a zeroed or already freed @m. */
+void sroce_ring_mem_free(struct sroce_ring_mem *m);
+int sroce_ring_mem_map(struct sroce_ring_mem *m, struct vm_area_struct *vma);
 
 enum sroce_queue_type {
 	SROCE_QUEUE_CQ,		/* the kernel produces */
@@ -61,7 +81,9 @@ enum sroce_queue_type {
 };
 
 struct sroce_queue {
-	struct rxe_queue_buf *buf;
+	struct rxe_queue_buf *buf;	/* mem.vaddr */
+	/* Kernel queues only: a user queue's mmap entry owns its memory. */
+	struct sroce_ring_mem mem;
 	/* User queues only: the mmap entry that owns buf. */
 	struct sroce_mmap_entry *mmap;
 	size_t buf_size;
@@ -153,8 +175,9 @@ static inline void *sroce_queue_addr(struct sroce_queue *q, u32 index)
 }
 
 /* mmap.c: user mappings of rings. */
-int sroce_mmap_add(struct ib_udata *udata, void *buf, size_t size,
-		   struct sroce_mmap_entry **entryp, struct mminfo *mi);
+int sroce_mmap_add(struct ib_udata *udata, struct sroce_ring_mem *mem,
+		   size_t size, struct sroce_mmap_entry **entryp,
+		   struct mminfo *mi);
 void sroce_mmap_remove(struct sroce_mmap_entry *entry);
 
 #endif /* SROCE_QUEUE_H */

@@ -124,6 +124,17 @@ static inline struct sroce_dev *to_sroce_dev(struct ib_device *ib_dev)
 	return container_of(ib_dev, struct sroce_dev, ib_dev);
 }
 
+/*
+ * Allocation flags for memory an object's creator sized: a user process's
+ * is charged to its memory cgroup and fails with ENOMEM past the cgroup's
+ * limit instead of invoking its OOM killer. Kernel consumers' objects are
+ * the kernel's and are not charged to whichever task created them.
+ */
+static inline gfp_t sroce_obj_gfp(bool user)
+{
+	return user ? GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL : GFP_KERNEL;
+}
+
 static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 {
 	this_cpu_inc(sdev->counters->val[c]);

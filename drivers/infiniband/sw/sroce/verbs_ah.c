@@ -83,7 +83,7 @@ static int sroce_create_ah(struct ib_ah *ib_ah,
 	struct sroce_dev *sdev = to_sroce_dev(ib_ah->device);
 	struct sroce_ah *ah = to_sroce_ah(ib_ah);
 	gfp_t gfp = init_attr->flags & RDMA_CREATE_AH_SLEEPABLE ?
-		    GFP_KERNEL : GFP_ATOMIC;
+		    sroce_obj_gfp(!!udata) : GFP_ATOMIC;
 	struct rxe_create_ah_resp resp = {};
 	int err;
 

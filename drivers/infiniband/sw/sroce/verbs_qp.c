@@ -151,20 +151,21 @@ static void sroce_qp_free_engine(struct sroce_qp *qp)
 static int sroce_qp_alloc_engine(struct sroce_qp *qp)
 {
 	u32 slots = qp->sq.index_mask + 1;
+	gfp_t gfp = sroce_obj_gfp(qp->user) | __GFP_NOWARN;
 
 	qp->sq_slot_size = 1U << qp->sq.log2_elem_size;
-	qp->sq_shadow = kvcalloc(slots, qp->sq_slot_size, GFP_KERNEL);
-	qp->sq_state = kvcalloc(slots, sizeof(*qp->sq_state), GFP_KERNEL);
+	qp->sq_shadow = kvcalloc(slots, qp->sq_slot_size, gfp);
+	qp->sq_state = kvcalloc(slots, sizeof(*qp->sq_state), gfp);
 	if (!qp->sq_shadow || !qp->sq_state)
 		goto nomem;
 	if (qp->has_rq || qp->srq) {
-		qp->resp.rwqe = kmalloc(qp->rq_slot_size, GFP_KERNEL);
+		qp->resp.rwqe = kmalloc(qp->rq_slot_size, gfp);
 		if (!qp->resp.rwqe)
 			goto nomem;
 	}
 	if (qp->ib_qp.qp_type == IB_QPT_RC) {
 		qp->resp.res = kcalloc(SROCE_MAX_RD_ATOMIC,
-				       sizeof(*qp->resp.res), GFP_KERNEL);
+				       sizeof(*qp->resp.res), gfp);
 		if (!qp->resp.res)
 			goto nomem;
 	}

@@ -22,9 +22,9 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ib_uc)
  * deleted, module unloaded) while processes still hold it open: it
  * destroys their objects through our destroy verbs instead of waiting for
  * them to close the device. Nothing else is owed: rings are mapped with
- * remap_vmalloc_range(), so their pages stay valid, through the mapping's
- * own page references, until the process unmaps them, and no mapping
- * points back into this module.
+ * vm_insert_page() (ring_mem.c), so their pages stay valid, through the
+ * mapping's own page references, until the process unmaps them, and no
+ * mapping points back into this module.
  */
 static void sroce_disassociate_ucontext(struct ib_ucontext *ib_uc)
 {
