@@ -283,12 +283,19 @@ static void test_user_format(void)
 	wc.wc_flags = IB_WC_WITH_INVALIDATE;
 	CHECK(sroce_cq_post(cq, &wc, false) == 0, "user post 2");
 
+	/* Kernel-only opcodes: refused when successful... */
+	wc.status = IB_WC_SUCCESS;
 	wc.opcode = IB_WC_REG_MR;
 	CHECK(sroce_cq_post(cq, &wc, false) == -EINVAL,
 	      "REG_MR refused on a user CQ");
 	wc.opcode = IB_WC_MASKED_FETCH_ADD;
 	CHECK(sroce_cq_post(cq, &wc, false) == -EINVAL,
 	      "MASKED_FETCH_ADD refused on a user CQ");
+	/* ...and an error completion, which has no opcode, still delivered. */
+	wc.status = IB_WC_LOC_QP_OP_ERR;
+	wc.opcode = IB_WC_REG_MR;
+	wc.wr_id = 0x77;
+	CHECK(sroce_cq_post(cq, &wc, false) == 0, "failed REG_MR delivered");
 
 	uwc = sroce_queue_head(&cq->queue);
 	CHECK(uwc && uwc->wr_id == 0x1122334455667788ULL &&
@@ -306,7 +313,12 @@ static void test_user_format(void)
 	      uwc->ex.invalidate_rkey == 0x99 && uwc->wc_flags == 8,
 	      "user CQE 2: WITH_INV is 8, no QP is qp_num 0");
 	sroce_queue_pop(&cq->queue);
-	CHECK(!sroce_queue_head(&cq->queue), "no third user CQE");
+	uwc = sroce_queue_head(&cq->queue);
+	CHECK(uwc && uwc->wr_id == 0x77 &&
+	      uwc->status == IB_WC_LOC_QP_OP_ERR && uwc->opcode == 0,
+	      "user CQE 3: a failed kernel-only WR, opcode 0");
+	sroce_queue_pop(&cq->queue);
+	CHECK(!sroce_queue_head(&cq->queue), "no fourth user CQE");
 	cq->user = false;
 	test_cq_destroy(cq);
 }

@@ -93,11 +93,16 @@ static int poll_one(struct ibv_wc *wc)
 	return poll_cq_one(cq, wc);
 }
 
-enum corruption { BAD_OPCODE, MANY_SGES, SGE_PAST_MR, BAD_LKEY, BIG_INLINE,
-		  BAD_AH, BAD_EMBEDDED_AV, NUM_CORRUPTIONS };
-static const char *names[] = { "bad opcode", "too many SGEs", "SGE past its MR",
+enum corruption { BAD_OPCODE, KERNEL_OPCODE, MANY_SGES, SGE_PAST_MR,
+		  BAD_LKEY, BIG_INLINE, BAD_AH, BAD_EMBEDDED_AV,
+		  NUM_CORRUPTIONS };
+static const char *names[] = { "bad opcode", "kernel-only opcode (REG_MR)",
+			       "too many SGEs", "SGE past its MR",
 			       "bogus lkey", "inline past the slot",
 			       "unknown AH", "embedded AV, bad GID index" };
+
+/* The kernel's IB_WR_REG_MR: it carries a kernel pointer. */
+#define KERNEL_WR_REG_MR	0x20
 
 /* Makes @wqe carry its AV itself: to our own GID, GID index @sgid. */
 static void embed_av(struct rxe_send_wqe *wqe, int sgid)
@@ -158,6 +163,7 @@ static void run(enum corruption c)
 	s = wqe->dma.sge;
 	switch (c) {
 	case BAD_OPCODE: wqe->wr.opcode = 77; break;
+	case KERNEL_OPCODE: wqe->wr.opcode = KERNEL_WR_REG_MR; break;
 	case MANY_SGES: wqe->dma.num_sge = 1000; break;
 	/* (A huge one is a message over the MTU: UD completes it unsent.) */
 	case SGE_PAST_MR: s[0].addr = (uintptr_t)buf + 4000; s[0].length = 500;
@@ -252,6 +258,72 @@ static void embedded_av(void)
 	      !ibv_destroy_cq(rcq), "destroy");
 }
 
+/*
+ * The producer index moved back behind WQEs the kernel has already taken
+ * (what a producer that ran more than the ring's size ahead of the consumer
+ * also looks like): the kernel must refuse the ring -- QP to ERR, a
+ * QP_FATAL event, flush errors for what the ring still holds -- and never
+ * go round it again over WQEs in flight. The RC QP sends to a QPN nobody
+ * has, so its WQEs stay unacknowledged for the whole case.
+ */
+static void overrun(void)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct conn_params p = { .mtu = IBV_MTU_1024, .rd_atomic = 1,
+				 .rnr_retry = 7, .timeout = 20,
+				 .gid_index = gid_index };
+	struct conn_peer peer = { .qpn = 0xabcd };
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 16,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct rxe_queue_buf *q;
+	struct ibv_qp *qp;
+	struct ibv_wc wc;
+	void *element;
+	int i, ev, flushed = 0;
+
+	qp = ibv_create_qp(pd, &init);
+	CHECK(qp, "overrun: create_qp: %s", strerror(errno));
+	CHECK(!ibv_query_gid(ctx, 1, gid_index, &peer.gid), "gid");
+	conn_to_rts(qp, "overrun", &p, &peer);
+	q = find_sq();
+	CHECK(q, "overrun: send ring not found");
+
+	for (i = 1; i <= 4; i++) {
+		wr.wr_id = i;
+		CHECK(!ibv_post_send(qp, &wr, &bad), "overrun: post %d", i);
+	}
+	CHECK(!conn_poll(cq, &wc, 200), "overrun: unexpected completion");
+	CHECK(__atomic_load_n(&q->consumer_index, __ATOMIC_ACQUIRE) == 0,
+	      "overrun: a WQE completed without an ACK");
+
+	/* Two slots back, then a real post rings the doorbell. */
+	__atomic_store_n(&q->producer_index, 2, __ATOMIC_RELEASE);
+	wr.wr_id = 9;
+	CHECK(!ibv_post_send(qp, &wr, &bad), "overrun: doorbell post");
+
+	ev = conn_async_event(ctx, 10000, &element);
+	CHECK(ev == IBV_EVENT_QP_FATAL && element == qp,
+	      "overrun: event %d (want QP_FATAL %d)", ev, IBV_EVENT_QP_FATAL);
+	CHECK(conn_qp_state(qp) == IBV_QPS_ERR, "overrun: QP not in ERR");
+	while (conn_poll(cq, &wc, 1000)) {
+		CHECK(wc.status == IBV_WC_WR_FLUSH_ERR,
+		      "overrun: wr_id %llu status %d",
+		      (unsigned long long)wc.wr_id, wc.status);
+		flushed++;
+	}
+	/* The slots the ring still claims: 0, 1 and the doorbell's. */
+	CHECK(flushed == 3, "overrun: %d flushed, want 3", flushed);
+	printf("overrun: refused, QP_FATAL, %d flushed\n", flushed);
+	CHECK(!ibv_destroy_qp(qp), "destroy");
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
@@ -272,6 +344,8 @@ int main(int argc, char **argv)
 	for (c = 0; c < NUM_CORRUPTIONS; c++)
 		run(c);
 	embedded_av();
+	conn_async_nonblock(ctx);
+	overrun();
 	printf("hostile_ring all ok\n");
 	return 0;
 }

@@ -148,18 +148,42 @@ static void sroce_req_copy_slot(struct sroce_qp *qp,
 	memcpy(wqe + 1, slot + sizeof(*wqe), min(used, room));
 }
 
+/*
+ * The producer index, read from user memory, must stay ahead of what the
+ * requester has already copied: fetched WQEs occupy the slots from the
+ * consumer index up to fetch_idx. A producer that moved backwards, or ran
+ * more than the ring's size ahead of the consumer (which looks the same
+ * once masked), would send the requester round the ring over WQEs still
+ * in flight. The QP is refused instead: ERR and a fatal event, so the
+ * process learns that it broke the ring, and the flush completes what was
+ * fetched.
+ */
+static bool sroce_req_overrun(struct sroce_qp *qp, u32 prod)
+{
+	u32 cons = sroce_queue_consumer_index(&qp->sq);
+	u32 mask = qp->sq.index_mask;
+
+	if (((qp->req.fetch_idx - cons) & mask) < ((prod - cons) & mask))
+		return false;
+	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_SQ_OVERRUN);
+	sroce_qp_set_error(qp);
+	sroce_qp_event(qp, IB_EVENT_QP_FATAL);
+	return true;
+}
+
 /* Copies the next posted WQE into the shadow ring; NULL if none. */
 static struct sroce_send_state *sroce_req_fetch(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	u32 idx = req->fetch_idx;
+	u32 prod = sroce_queue_producer_index(&qp->sq);
 	struct sroce_send_state *st;
 	struct rxe_send_wqe *wqe;
 	u32 npkts;
 
 	/* SQD: what was started finishes, nothing new starts. */
-	if (qp->state != IB_QPS_RTS ||
-	    idx == sroce_queue_producer_index(&qp->sq))
+	if (qp->state != IB_QPS_RTS || idx == prod ||
+	    sroce_req_overrun(qp, prod))
 		return NULL;
 	wqe = sroce_sq_shadow(qp, idx);
 	sroce_req_copy_slot(qp, wqe, sroce_queue_addr(&qp->sq, idx));

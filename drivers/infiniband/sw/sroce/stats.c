@@ -25,6 +25,7 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_MCAST_NO_GROUP] = { .name = "rx_mcast_no_group" },
 	[SROCE_CNT_TAIL_PROBES] = { .name = "tail_probes" },
 	[SROCE_CNT_FAST_RETRANSMITS] = { .name = "fast_retransmits" },
+	[SROCE_CNT_SQ_OVERRUN] = { .name = "sq_overruns" },
 };
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib_dev,

@@ -41,7 +41,10 @@ static u32 sroce_uwc_flags(int flags)
 	return uflags;
 }
 
-/* Kernel to user completion; -EINVAL if user space has no such opcode. */
+/*
+ * Kernel to user completion; -EINVAL for a successful one whose opcode user
+ * space has no value for.
+ */
 static int sroce_wc_to_user(const struct ib_wc *wc, struct ib_uverbs_wc *uwc)
 {
 	u32 opcode = wc->opcode;
@@ -63,7 +66,16 @@ static int sroce_wc_to_user(const struct ib_wc *wc, struct ib_uverbs_wc *uwc)
 		opcode = SROCE_UWC_ATOMIC_WRITE;
 		break;
 	default:
-		return -EINVAL;
+		/*
+		 * A user WQE with a kernel-only opcode (IB_WR_REG_MR) fails,
+		 * and its error completion must still reach the process:
+		 * for a failed work request only wr_id, status, qp_num and
+		 * vendor_err are defined, so the opcode is reported as 0.
+		 */
+		if (wc->status == IB_WC_SUCCESS)
+			return -EINVAL;
+		opcode = IB_WC_SEND;
+		break;
 	}
 
 	memset(uwc, 0, sizeof(*uwc));
