@@ -34,6 +34,9 @@ guid=$(eui64 "$mac0")
 log "node GUID $guid from veth0 MAC $mac0"
 assert_eq "$(devinfo_field "$d0" node_guid)" "$guid" "ibv_devinfo node_guid"
 assert_eq "$(cat "/sys/class/infiniband/$d0/node_guid")" "$guid" "sysfs node_guid"
+# veth has no parent device, so neither has the RDMA device (a NIC is one:
+# guest2/wire-basics).
+[[ -e /sys/class/infiniband/$d0/device ]] && fail "$d0 has a parent on veth0"
 
 log "GID table"
 gid_table "$d0" | tee "$RESULTS/gids-$d0.txt"

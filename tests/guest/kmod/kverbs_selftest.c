@@ -763,6 +763,15 @@ static bool find_gid(void)
 		return false;
 	pr_info(PFX "%s: GID index %u (%pI6), MAC %pM\n", dev, kv.sgid_index,
 		kv.gid.raw, kv.mac);
+	/*
+	 * A parent device (the NIC) must not turn this into a device that
+	 * DMA-maps through the NIC: the addresses below are kernel VAs.
+	 */
+	pr_info(PFX "%s: parent %s\n", dev,
+		kv.dev->dev.parent ? dev_name(kv.dev->dev.parent) : "none");
+	if (!CHECK(ib_uses_virt_dma(kv.dev), "%s DMA-maps through %s", dev,
+		   kv.dev->dma_device ? dev_name(kv.dev->dma_device) : "?"))
+		return false;
 	return true;
 }
 

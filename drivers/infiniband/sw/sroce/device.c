@@ -405,6 +405,15 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	 * moment: pin the memory until we are done looking at it.
 	 */
 	get_device(&sdev->ib_dev.dev);
+	/*
+	 * The netdev's parent (a PCI or virtio NIC; none for veth or a
+	 * bridge) becomes ours, so that /sys/class/infiniband/DEV/device
+	 * leads to the NIC as for hardware RoCE devices. It is never our DMA
+	 * device: with none given, the core keeps this a virtual-address
+	 * device (ib_uses_virt_dma()). The parent stays pinned by the driver
+	 * core until our device is released.
+	 */
+	sdev->ib_dev.dev.parent = ndev->dev.parent;
 	err = ib_register_device(&sdev->ib_dev, ibdev_name, NULL);
 	if (err) {
 		put_device(&sdev->ib_dev.dev);
