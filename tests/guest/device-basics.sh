@@ -22,6 +22,23 @@ log "ibv_devinfo -v -d $d0"
 run_timeout 30 ibv_devinfo -v -d "$d0" > "$RESULTS/devinfo-$d0.txt" ||
 	fail "ibv_devinfo -d $d0 failed"
 assert_eq "$(devinfo_field "$d0" transport)" "InfiniBand (0)" "transport"
+if [[ $SROCE_IMPL == sroce ]]; then
+	# modinfo: the version ibv_devinfo reports, who, what, every knob
+	# described.
+	mi=$(modinfo "$SROCE_KO") || fail "modinfo $SROCE_KO"
+	ver=$(awk '$1 == "version:" { print $2 }' <<<"$mi")
+	[[ $ver =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "modinfo version '$ver'"
+	assert_eq "$(devinfo_field "$d0" fw_ver)" "$ver" "fw_ver is the module version"
+	assert_eq "$(cat "/sys/module/sroce/version")" "$ver" "/sys/module/sroce/version"
+	assert_match "$mi" $'\nauthor: +[^ ]' "modinfo author"
+	assert_match "$mi" $'\ndescription: +[^ ]' "modinfo description"
+	assert_match "$mi" $'\nalias: +rdma-link-sroce' "modinfo rdma-link alias"
+	parms=$(ls /sys/module/sroce/parameters)
+	[[ -n $parms ]] || fail "no module parameters in sysfs"
+	for p in $parms; do
+		assert_match "$mi" $'\nparm: +'"$p"':[A-Za-z].*\((bool|int|uint)\)' "parm $p described"
+	done
+fi
 assert_eq "$(devinfo_field "$d0" link_layer)" "Ethernet" "link_layer"
 assert_eq "$(devinfo_field "$d0" state)" "PORT_ACTIVE (4)" "port state"
 assert_eq "$(devinfo_field "$d0" active_mtu)" "1024 (3)" "active_mtu at netdev MTU 1500"

@@ -233,8 +233,7 @@ static int sroce_query_device(struct ib_device *ib_dev,
 
 static void sroce_get_dev_fw_str(struct ib_device *ib_dev, char *str)
 {
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u", SROCE_FW_MAJOR,
-		 SROCE_FW_MINOR, SROCE_FW_SUB);
+	strscpy(str, SROCE_VERSION, IB_FW_VERSION_NAME_MAX);
 }
 
 /*

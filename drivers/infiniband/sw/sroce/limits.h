@@ -7,17 +7,22 @@
 #define SROCE_LIMITS_H
 
 #include <linux/sizes.h>
+#include <linux/stringify.h>
 
 #define SROCE_VENDOR_ID			0xFFFFFF
 #define SROCE_VENDOR_PART_ID		0x5352	/* "SR" */
 #define SROCE_HW_VER			1
 /* librxe prints fw_ver as (v >> 32).(v >> 16).(v), 16 bits each. */
 #define SROCE_FW_MAJOR			0
-#define SROCE_FW_MINOR			1
+#define SROCE_FW_MINOR			2
 #define SROCE_FW_SUB			0
 #define SROCE_FW_VER			(((u64)SROCE_FW_MAJOR << 32) | \
 					 ((u64)SROCE_FW_MINOR << 16) | \
 					 SROCE_FW_SUB)
+/* The same as text: modinfo's version and ibv_devinfo's fw_ver. */
+#define SROCE_VERSION			__stringify(SROCE_FW_MAJOR) "." \
+					__stringify(SROCE_FW_MINOR) "." \
+					__stringify(SROCE_FW_SUB)
 
 #define SROCE_MAX_MR_SIZE		(1ULL << 40)
 #define SROCE_PAGE_SIZE_CAP		(~(u64)(PAGE_SIZE - 1))

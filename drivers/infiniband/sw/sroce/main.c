@@ -10,6 +10,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "limits.h"
 #include "qp.h"
 
 static struct rdma_link_ops sroce_link_ops = {
@@ -68,5 +69,7 @@ module_init(sroce_init);
 module_exit(sroce_exit);
 
 MODULE_DESCRIPTION("Software RoCE v2 device");
+MODULE_AUTHOR("The sroce developers");
+MODULE_VERSION(SROCE_VERSION);
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_RDMA_LINK(SROCE_LINK_TYPE);

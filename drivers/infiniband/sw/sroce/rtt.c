@@ -40,6 +40,7 @@
  * no timer-wheel lock.
  */
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 
 #include <sroce/psn.h>
 
@@ -50,6 +51,16 @@
 #define SROCE_PTO_MIN_US	10000
 /* A sample longer than this says more about a stall than about the path. */
 #define SROCE_RTT_MAX_US	(10 * USEC_PER_SEC)
+
+/*
+ * Off: a lost tail waits for the QP's ACK timeout, as IBTA asks for and
+ * nothing more (for comparing with other implementations, or a peer that
+ * mishandles early duplicates). Read when a QP next arms its deadlines.
+ */
+static bool sroce_tail_probes = true;
+module_param_named(tail_probes, sroce_tail_probes, bool, 0644);
+MODULE_PARM_DESC(tail_probes,
+		 "RC: resend the oldest unacknowledged packet when no ACK came for a few round trips (default: Y)");
 
 /* The local ACK timeout in jiffies; 0: none (wait for ever). */
 static unsigned long sroce_retx_ack_timeout(const struct sroce_qp *qp)
@@ -99,7 +110,8 @@ void sroce_retx_arm(struct sroce_qp *qp)
 	if (qp->dying || !timeout)
 		return;
 	req->retry_deadline = jiffies + timeout;
-	req->probes_left = pto && pto < timeout ? SROCE_MAX_PROBES : 0;
+	req->probes_left = READ_ONCE(sroce_tail_probes) && pto &&
+			   pto < timeout ? SROCE_MAX_PROBES : 0;
 	req->probe_deadline = jiffies + pto;
 	req->retry_on = true;
 	/* Only the engine modifies the timer: expires is stable here. */
