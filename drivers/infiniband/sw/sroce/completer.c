@@ -26,6 +26,7 @@
 #include "cq.h"
 #include "qp.h"
 #include "sge.h"
+#include "trace.h"
 
 static enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 {
@@ -192,6 +193,14 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 	sroce_comp_progress(qp);
 }
 
+/* The requester is sent back to @psn for @cause. */
+static void sroce_comp_trace_retx(struct sroce_qp *qp, u32 psn,
+				  enum sroce_retx_cause cause)
+{
+	trace_sroce_retransmit(qp->ib_qp.device, qp->ib_qp.qp_num, psn, cause,
+			       qp->req.srtt_us, qp->req.rttvar_us);
+}
+
 /* Fails the oldest unfinished WQE with @status. */
 static void sroce_comp_fail_oldest(struct sroce_qp *qp,
 				   enum ib_wc_status status)
@@ -213,15 +222,23 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer_code)
 	if (!sroce_comp_psn_valid(qp, psn))
 		return;
 	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_RNR_NAK_RCVD);
+	trace_sroce_nak_rcvd(qp->ib_qp.device, qp->ib_qp.qp_num, psn,
+			     sroce_syndrome_make(SROCE_AETH_RNR_NAK,
+						 timer_code));
 	if (psn != req->acked_psn)
 		sroce_comp_ack(qp, sroce_psn_sub(psn, 1));
 	if (!req->rnr_left) {
+		trace_sroce_retry_exceeded(qp->ib_qp.device, qp->ib_qp.qp_num,
+					   psn, true);
 		sroce_comp_fail_oldest(qp, IB_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
 	/* rnr_retry 7 means "retry for ever" (IBTA 9.7.5.2.8). */
 	if (req->rnr_left != 7)
 		req->rnr_left--;
+	trace_sroce_rnr_wait(qp->ib_qp.device, qp->ib_qp.qp_num, psn,
+			     sroce_rnr_timer_us(timer_code), req->rnr_left);
+	sroce_comp_trace_retx(qp, psn, SROCE_RETX_CAUSE_RNR);
 	sroce_requester_seek(qp, psn);
 	req->rnr_wait = true;
 	sroce_retx_stop(qp);
@@ -239,6 +256,8 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 
 	if (!sroce_comp_psn_valid(qp, psn))
 		return;
+	trace_sroce_nak_rcvd(qp->ib_qp.device, qp->ib_qp.qp_num, psn,
+			     sroce_syndrome_make(SROCE_AETH_NAK, code));
 	if (psn != qp->req.acked_psn)
 		sroce_comp_ack(qp, sroce_psn_sub(psn, 1));
 	if (code == SROCE_NAK_PSN_SEQ_ERR) {
@@ -246,6 +265,7 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 			    SROCE_CNT_SEQ_NAK_RCVD);
 		sroce_count(to_sroce_dev(qp->ib_qp.device),
 			    SROCE_CNT_FAST_RETRANSMITS);
+		sroce_comp_trace_retx(qp, psn, SROCE_RETX_CAUSE_SEQ_NAK);
 		sroce_requester_seek(qp, psn);
 		sroce_comp_progress(qp);
 		return;
@@ -331,6 +351,8 @@ static void sroce_comp_read(struct sroce_qp *qp, struct sk_buff *skb,
 		    !(qp->req.gap_pending && qp->req.gap_psn == expect)) {
 			sroce_count(to_sroce_dev(qp->ib_qp.device),
 				    SROCE_CNT_FAST_RETRANSMITS);
+			sroce_comp_trace_retx(qp, expect,
+					      SROCE_RETX_CAUSE_READ_GAP);
 			sroce_requester_seek(qp, expect);
 			qp->req.gap_pending = true;
 			qp->req.gap_psn = expect;
@@ -389,16 +411,19 @@ static void sroce_comp_atomic(struct sroce_qp *qp, struct sk_buff *skb,
 	sroce_comp_response_done(qp, idx, st, info->psn);
 }
 
-void sroce_completer_recv(struct sroce_qp *qp, struct sk_buff *skb)
+/* What became of @skb: used, or why it is to be dropped. */
+enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,
+					    struct sk_buff *skb)
 {
 	const struct sroce_packet_info *info = sroce_skb_info(skb);
 	const u8 *bth = skb->data + sizeof(struct udphdr);
 	const struct sroce_aeth *aeth;
 	u8 syndrome;
 
-	if (!sroce_qp_is_rc(qp) ||
-	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD))
-		return;
+	if (!sroce_qp_is_rc(qp))
+		return SROCE_DROP_WRONG_TRANSPORT;
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		return SROCE_DROP_QP_STATE;
 
 	switch (info->opcode) {
 	case SROCE_OP_RC_ACKNOWLEDGE:
@@ -429,6 +454,7 @@ void sroce_completer_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		break;
 	}
 	sroce_completer_retire(qp);
+	return SROCE_RX_USED;
 }
 
 /*
@@ -465,6 +491,10 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	} else {
 		sroce_count(sdev, SROCE_CNT_RETRY_TIMEOUT);
 		if (!req->retry_left) {
+			trace_sroce_retry_exceeded(&sdev->ib_dev,
+						   qp->ib_qp.qp_num,
+						   sroce_comp_resume_psn(qp, st),
+						   false);
 			st->status = IB_WC_RETRY_EXC_ERR;
 			st->done = true;
 			sroce_completer_retire(qp);
@@ -474,6 +504,11 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 		sroce_retx_arm(qp);
 	}
 	req->gap_pending = false;
+	sroce_rtt_discard(qp);
+	sroce_comp_trace_retx(qp, sroce_comp_resume_psn(qp, st),
+			      due == SROCE_RETX_PROBE ?
+			      SROCE_RETX_CAUSE_TAIL_PROBE :
+			      SROCE_RETX_CAUSE_TIMEOUT);
 	sroce_requester_seek(qp, sroce_comp_resume_psn(qp, st));
 }
 

@@ -96,10 +96,12 @@ static bool sroce_engine_may_run(struct sroce_qp *qp, struct sroce_engine *e)
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RESET:
 	case IB_QPS_INIT:
-		skb_queue_purge(&e->rx);
+		sroce_drop_queue(qp->ib_qp.device, qp->ib_qp.qp_num, &e->rx,
+				 SROCE_DROP_QP_STATE);
 		return false;
 	case IB_QPS_ERR:
-		skb_queue_purge(&e->rx);
+		sroce_drop_queue(qp->ib_qp.device, qp->ib_qp.qp_num, &e->rx,
+				 SROCE_DROP_QP_STATE);
 		if (e == &qp->snd)
 			sroce_completer_flush(qp);
 		else
@@ -118,15 +120,20 @@ static bool sroce_engine_may_run(struct sroce_qp *qp, struct sroce_engine *e)
 static bool sroce_engine_take_rx(struct sroce_qp *qp, struct sroce_engine *e,
 				 int *budget)
 {
+	enum sroce_drop_reason fate;
 	struct sk_buff *skb;
 
 	while (*budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR &&
 	       (skb = skb_dequeue(&e->rx))) {
 		if (e == &qp->snd)
-			sroce_completer_recv(qp, skb);
-		else if (sroce_responder_recv(qp, skb))
-			skb = NULL;	/* held by the responder */
-		consume_skb(skb);
+			fate = sroce_completer_recv(qp, skb);
+		else
+			fate = sroce_responder_recv(qp, skb);
+		if (fate == SROCE_RX_USED)
+			consume_skb(skb);
+		else if (fate != SROCE_RX_HELD)
+			sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num,
+				       skb, fate);
 		(*budget)--;
 	}
 	return READ_ONCE(qp->state) == IB_QPS_ERR;
@@ -352,7 +359,8 @@ void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	BUILD_BUG_ON(sizeof(*info) > sizeof(skb->cb));
 	if (skb_queue_len(&e->rx) >= SROCE_RX_QUEUE_MAX) {
 		sroce_count(sdev, SROCE_CNT_RX_QUEUE_FULL);
-		kfree_skb(skb);
+		sroce_drop_skb(&sdev->ib_dev, qp->ib_qp.qp_num, skb,
+			       SROCE_DROP_RX_QUEUE_FULL);
 		return;
 	}
 	memcpy(skb->cb, info, sizeof(*info));
@@ -412,8 +420,10 @@ void sroce_engine_unlock(struct sroce_qp *qp)
  */
 void sroce_engine_drop_rx(struct sroce_qp *qp)
 {
-	skb_queue_purge(&qp->snd.rx);
-	skb_queue_purge(&qp->rcv.rx);
+	sroce_drop_queue(qp->ib_qp.device, qp->ib_qp.qp_num, &qp->snd.rx,
+			 SROCE_DROP_QP_STATE);
+	sroce_drop_queue(qp->ib_qp.device, qp->ib_qp.qp_num, &qp->rcv.rx,
+			 SROCE_DROP_QP_STATE);
 	sroce_responder_drop_held(qp);
 }
 

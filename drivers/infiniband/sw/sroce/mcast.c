@@ -21,6 +21,7 @@
 #include "sroce.h"
 #include "limits.h"
 #include "qp.h"
+#include "drop.h"
 
 struct sroce_mcast_grp {
 	struct hlist_node node;		/* in sroce_mcast_table.groups */
@@ -316,7 +317,8 @@ void sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 	/* Multicast is a UD service only (IBTA 10.5). */
 	if (!(info->op->flags & SROCE_OPF_UD)) {
 		sroce_count(sdev, SROCE_CNT_RX_BAD_HEADER);
-		kfree_skb(skb);
+		sroce_drop_skb(&sdev->ib_dev, IB_MULTICAST_QPN, skb,
+			       SROCE_DROP_BAD_HEADER);
 		return;
 	}
 	sroce_mcast_skb_dgid(skb, &mgid);
@@ -348,7 +350,8 @@ void sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 
 	if (!prev) {
 		sroce_count(sdev, SROCE_CNT_RX_MCAST_NO_GROUP);
-		kfree_skb(skb);
+		sroce_drop_skb(&sdev->ib_dev, IB_MULTICAST_QPN, skb,
+			       SROCE_DROP_MCAST_NO_GROUP);
 		return;
 	}
 	sroce_engine_rx(prev, skb, info);

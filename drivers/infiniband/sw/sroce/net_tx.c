@@ -27,6 +27,7 @@
 
 #include "sroce.h"
 #include "net_tx.h"
+#include "drop.h"
 
 #define SROCE_TX_TTL		64
 
@@ -62,7 +63,7 @@ struct sk_buff *sroce_tx_build(struct sroce_dev *sdev,
 		return NULL;
 	if (sroce_packet_build(skb_put(skb, hdr_len), hdr_len, f,
 			       payload_len) < 0) {
-		kfree_skb(skb);
+		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_ABORTED);
 		return NULL;
 	}
 	return skb;
@@ -235,7 +236,7 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	dst = ipv6 ? sroce_route6(sdev, av, cache) :
 		     sroce_route4(sdev, av, cache);
 	if (IS_ERR(dst)) {
-		kfree_skb(skb);
+		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_NO_ROUTE);
 		return PTR_ERR(dst);
 	}
 	icrc = sroce_icrc_calc(skb_network_header(skb), ipv6,

@@ -54,6 +54,7 @@
 
 #include "av.h"
 #include "queue.h"
+#include "drop.h"
 
 struct sroce_cq;
 struct sroce_packet_info;
@@ -322,6 +323,7 @@ void sroce_retx_probed(struct sroce_qp *qp);
 void sroce_retx_skip_probe(struct sroce_qp *qp);
 void sroce_rtt_sent(struct sroce_qp *qp, u32 psn);
 void sroce_rtt_acked(struct sroce_qp *qp);
+void sroce_rtt_discard(struct sroce_qp *qp);
 /* The packet info the receive path stored in a queued skb. */
 static inline struct sroce_packet_info *sroce_skb_info(struct sk_buff *skb)
 {
@@ -336,14 +338,16 @@ void sroce_requester_discard(struct sroce_qp *qp);
 int sroce_send_packet(struct sroce_qp *qp, struct sk_buff *skb);
 
 /* completer.c (send engine) */
-void sroce_completer_recv(struct sroce_qp *qp, struct sk_buff *skb);
+enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,
+					    struct sk_buff *skb);
 void sroce_completer_timeout(struct sroce_qp *qp);
 void sroce_completer_retire(struct sroce_qp *qp);
 void sroce_completer_flush(struct sroce_qp *qp);
 
 /* responder.c (receive engine) */
 void sroce_responder_reset(struct sroce_qp *qp);
-bool sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb);
+enum sroce_drop_reason sroce_responder_recv(struct sroce_qp *qp,
+					    struct sk_buff *skb);
 bool sroce_responder_send(struct sroce_qp *qp, int *budget);
 void sroce_responder_flush(struct sroce_qp *qp);
 void sroce_responder_discard(struct sroce_qp *qp);

@@ -16,6 +16,7 @@
 #include "limits.h"
 #include "cq.h"
 #include "qp.h"
+#include "trace.h"
 
 static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 			       int mask, struct sroce_av *av)
@@ -134,6 +135,9 @@ static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if (!(mask & IB_QP_STATE))
 		return 0;
 
+	if (next != cur)
+		trace_sroce_qp_state(qp->ib_qp.device, qp->ib_qp.qp_num, cur,
+				     next);
 	WRITE_ONCE(qp->state, next);
 	switch (next) {
 	case IB_QPS_RESET:
@@ -209,6 +213,9 @@ void sroce_qp_set_error(struct sroce_qp *qp)
 {
 	lockdep_assert(lockdep_is_held(&qp->snd.lock) ||
 		       lockdep_is_held(&qp->rcv.lock));
+	if (qp->state != IB_QPS_ERR)
+		trace_sroce_qp_state(qp->ib_qp.device, qp->ib_qp.qp_num,
+				     qp->state, IB_QPS_ERR);
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	set_bit(SROCE_ENG_PENDING, &qp->snd.flags);
 	set_bit(SROCE_ENG_PENDING, &qp->rcv.flags);

@@ -18,6 +18,7 @@
 
 #include "sroce.h"
 #include "qp.h"
+#include "drop.h"
 
 /* The ICRC over everything from the BTH up to, not including, the ICRC. */
 static bool sroce_recv_icrc_ok(struct sk_buff *skb, const struct udphdr *udph,
@@ -100,7 +101,9 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool local)
 		goto bad_header;
 	if (!local && !sroce_recv_icrc_ok(skb, udph, bth, len)) {
 		sroce_count(sdev, SROCE_CNT_RX_BAD_ICRC);
-		goto drop;
+		sroce_drop_skb(&sdev->ib_dev, info.dest_qpn, skb,
+			       SROCE_DROP_BAD_ICRC);
+		return;
 	}
 
 	if (info.dest_qpn == IB_MULTICAST_QPN) {
@@ -114,7 +117,9 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool local)
 	qp = sroce_qp_get(sdev, info.dest_qpn);
 	if (!qp) {
 		sroce_count(sdev, SROCE_CNT_RX_NO_QP);
-		goto drop;
+		sroce_drop_skb(&sdev->ib_dev, info.dest_qpn, skb,
+			       SROCE_DROP_NO_QP);
+		return;
 	}
 	sroce_engine_rx(qp, skb, &info);
 	sroce_qp_put(qp);
@@ -122,6 +127,5 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool local)
 
 bad_header:
 	sroce_count(sdev, SROCE_CNT_RX_BAD_HEADER);
-drop:
-	consume_skb(skb);
+	sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_BAD_HEADER);
 }

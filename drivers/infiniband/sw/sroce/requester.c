@@ -319,7 +319,8 @@ static int sroce_req_send_ud(struct sroce_qp *qp,
 		return SROCE_REQ_NOMEM;
 	status = sroce_req_gather(qp, wqe, 0, skb, st->length);
 	if (status != IB_WC_SUCCESS) {
-		kfree_skb(skb);
+		sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num, skb,
+			       SROCE_DROP_TX_ABORTED);
 		return status;
 	}
 	/* A datagram lost in the network is not an error of the sender. */
@@ -361,7 +362,8 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 		return SROCE_REQ_NOMEM;
 	status = sroce_req_gather(qp, wqe, req->offset, skb, payload);
 	if (status != IB_WC_SUCCESS) {
-		kfree_skb(skb);
+		sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num, skb,
+			       SROCE_DROP_TX_ABORTED);
 		return status;
 	}
 	if (f.ackreq)

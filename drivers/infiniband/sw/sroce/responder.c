@@ -36,6 +36,7 @@
 #include "net_tx.h"
 #include "qp.h"
 #include "sge.h"
+#include "trace.h"
 
 #define SROCE_GRH_BYTES		40
 /* Packets held ahead of a gap: at most this far ahead, and this many. */
@@ -118,6 +119,9 @@ static void sroce_resp_send_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
 	};
 	struct sk_buff *skb = sroce_tx_build(sdev, &qp->av, &f, 0);
 
+	if (sroce_syndrome_type(syndrome) != SROCE_AETH_ACK)
+		trace_sroce_nak_sent(&sdev->ib_dev, qp->ib_qp.qp_num, psn,
+				     syndrome);
 	if (skb)
 		sroce_send_packet(qp, skb);
 }
@@ -541,10 +545,13 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
  * requester that was sending again from the gap moves on past it.
  * Returns true if @skb was taken.
  */
-static bool sroce_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
-			    const struct sroce_packet_info *info, s32 ahead)
+static enum sroce_drop_reason sroce_resp_hold(struct sroce_qp *qp,
+					      struct sk_buff *skb,
+					      const struct sroce_packet_info *info,
+					      s32 ahead)
 {
 	struct sroce_resp *resp = &qp->resp;
+	enum sroce_drop_reason fate = SROCE_DROP_OUT_OF_SEQUENCE;
 	struct sk_buff *pos;
 	bool held = false;
 
@@ -557,6 +564,7 @@ static bool sroce_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
 
 			if (!d) {
 				held = false;	/* a duplicate of a held one */
+				fate = SROCE_DROP_DUPLICATE;
 				break;
 			}
 			if (d > 0) {
@@ -579,7 +587,7 @@ static bool sroce_resp_hold(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_send_ack(qp, resp->psn,
 				    sroce_syndrome_nak(SROCE_NAK_PSN_SEQ_ERR));
 	}
-	return held;
+	return held ? SROCE_RX_HELD : fate;
 }
 
 /* An RC packet with the expected PSN. */
@@ -634,10 +642,14 @@ static void sroce_resp_rc_release(struct sroce_qp *qp)
 		if (d > 0)
 			break;
 		__skb_unlink(skb, &resp->held);
-		if (!d) {
-			sroce_resp_rc_execute(qp, skb, info);
-			executed = true;
+		if (d) {
+			/* A resend got here first. */
+			sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num,
+				       skb, SROCE_DROP_DUPLICATE);
+			continue;
 		}
+		sroce_resp_rc_execute(qp, skb, info);
+		executed = true;
 		consume_skb(skb);
 	}
 	if (executed) {
@@ -646,9 +658,9 @@ static void sroce_resp_rc_release(struct sroce_qp *qp)
 	}
 }
 
-/* Returns true if @skb was taken (held for later). */
-static bool sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
-			  const struct sroce_packet_info *info)
+static enum sroce_drop_reason sroce_resp_rc(struct sroce_qp *qp,
+					    struct sk_buff *skb,
+					    const struct sroce_packet_info *info)
 {
 	struct sroce_resp *resp = &qp->resp;
 	s32 diff = sroce_psn_diff(info->psn, resp->psn);
@@ -658,17 +670,19 @@ static bool sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
 	if (diff < 0) {
 		sroce_count(to_sroce_dev(qp->ib_qp.device),
 			    SROCE_CNT_RX_DUPLICATE);
+		/* Answered again (ACK, read or atomic replay): used. */
 		sroce_resp_duplicate(qp, skb, info);
-		return false;
+		return SROCE_RX_USED;
 	}
 	sroce_resp_rc_execute(qp, skb, info);
 	if (!skb_queue_empty(&resp->held))
 		sroce_resp_rc_release(qp);
-	return false;
+	return SROCE_RX_USED;
 }
 
-static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
-			  const struct sroce_packet_info *info)
+static enum sroce_drop_reason sroce_resp_uc(struct sroce_qp *qp,
+					    struct sk_buff *skb,
+					    const struct sroce_packet_info *info)
 {
 	struct sroce_resp *resp = &qp->resp;
 	bool first = info->op->flags & SROCE_OPF_FIRST;
@@ -678,12 +692,13 @@ static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		resp->in_msg = false;
 	resp->psn = sroce_psn_add(info->psn, 1);
 	if (!resp->in_msg && !first)
-		return;
+		return SROCE_DROP_OUT_OF_SEQUENCE;
 	if (sroce_resp_execute(qp, skb, info) != SROCE_RESP_OK) {
 		resp->in_msg = false;
 		sroce_count(to_sroce_dev(qp->ib_qp.device),
 			    SROCE_CNT_RX_DROPPED_MSG);
 	}
+	return SROCE_RX_USED;
 }
 
 /* The 40 bytes a UD receive buffer starts with (IBTA 11.4.1.1, A17). */
@@ -698,8 +713,9 @@ static void sroce_make_grh(const struct sk_buff *skb, u8 *grh)
 	}
 }
 
-static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
-			  const struct sroce_packet_info *info)
+static enum sroce_drop_reason sroce_resp_ud(struct sroce_qp *qp,
+					    struct sk_buff *skb,
+					    const struct sroce_packet_info *info)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	const u8 *bth = sroce_resp_bth(skb);
@@ -720,12 +736,12 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (sroce_deth_qkey(deth) != qp->attr.qkey) {
 		sroce_count(sdev, SROCE_CNT_RX_QKEY_VIOLATION);
-		return;
+		return SROCE_DROP_QKEY;
 	}
 	/* UD has no flow control: no buffer, no message. */
 	if (!sroce_resp_take_rwqe(qp)) {
 		sroce_count(sdev, SROCE_CNT_RX_NO_RECV_WQE);
-		return;
+		return SROCE_DROP_NO_RECV_WQE;
 	}
 	if (immdt) {
 		wc.ex.imm_data = sroce_immdt_imm(immdt);
@@ -739,26 +755,31 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 						sroce_resp_payload_off(info),
 						info->payload_len);
 	sroce_resp_complete(qp, &wc, sroce_bth_se((const void *)bth));
+	return SROCE_RX_USED;
 }
 
-/* Returns true if the responder keeps @skb (sroce_resp_hold()). */
-bool sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb)
+/*
+ * What became of @skb: used, held (sroce_resp_hold()), or why it is to be
+ * dropped. The caller frees it accordingly.
+ */
+enum sroce_drop_reason sroce_responder_recv(struct sroce_qp *qp,
+					    struct sk_buff *skb)
 {
 	const struct sroce_packet_info *info = sroce_skb_info(skb);
 	u32 flags = info->op->flags;
 
 	if (qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR ||
 	    (!qp->has_rq && !qp->srq))
-		return false;
+		return SROCE_DROP_QP_STATE;
 	switch (qp->ib_qp.qp_type) {
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		if (flags & SROCE_OPF_UD)
-			sroce_resp_ud(qp, skb, info);
+			return sroce_resp_ud(qp, skb, info);
 		break;
 	case IB_QPT_UC:
 		if (flags & SROCE_OPF_UC)
-			sroce_resp_uc(qp, skb, info);
+			return sroce_resp_uc(qp, skb, info);
 		break;
 	case IB_QPT_RC:
 		if (flags & SROCE_OPF_RC)
@@ -767,7 +788,7 @@ bool sroce_responder_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	default:
 		break;
 	}
-	return false;
+	return SROCE_DROP_WRONG_TRANSPORT;
 }
 
 /* One read response packet of @res, or its atomic acknowledgement. */
@@ -818,7 +839,8 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 			sroce_mr_put(mr);
 		if (err) {
 			/* The region went away under the read. */
-			kfree_skb(skb);
+			sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num,
+				       skb, SROCE_DROP_TX_ABORTED);
 			res->pending = false;
 			qp->resp.res_pending--;
 			sroce_resp_fatal(qp, res->psn, SROCE_RESP_ACCESS);
@@ -870,7 +892,8 @@ bool sroce_responder_send(struct sroce_qp *qp, int *budget)
 /* Held packets are dropped (a state change, destroy). */
 void sroce_responder_drop_held(struct sroce_qp *qp)
 {
-	__skb_queue_purge(&qp->resp.held);
+	sroce_drop_list(qp->ib_qp.device, qp->ib_qp.qp_num, &qp->resp.held,
+			SROCE_DROP_HELD_PURGED);
 }
 
 /* Entering RTR: expect the RQ PSN, nothing in progress. */

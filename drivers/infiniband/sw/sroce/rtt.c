@@ -14,10 +14,14 @@
  *    its variation (RFC 6298). In jiffies: the probe timeout's floor is
  *    several ticks anyway, and a clock read per message is not free (an
  *    HPET read is a device access; guests often have no usable TSC). A
- *    sample that spans a retransmission of its packet is kept: it can
- *    only come out too long, never too short, and under loss with
- *    go-back-N nearly every sample spans one (dropping them, as Karn's
- *    rule does, leaves a lossy path with no estimate).
+ *    sample that spans a NAK-driven resend of its packet is kept: it can
+ *    only come out a round trip too long, never too short, and under loss
+ *    with go-back-N nearly every sample spans one (dropping them all, as
+ *    Karn's rule does, leaves a lossy path with no estimate). A sample
+ *    that spans a timer-driven resend (probe or ACK timeout) is dropped
+ *    (sroce_rtt_discard()): it would measure the timer, inflate SRTT
+ *    towards the ACK timeout, and so switch the probes off exactly when
+ *    the loss rate makes them worth most.
  *  - When nothing has been acknowledged for a probe timeout (PTO, the
  *    larger of 2 * SRTT and SRTT + 4 * RTTVAR, at least 10 ms, as TCP's
  *    tail-loss probe: a busy peer's scheduling delays its ACKs by more
@@ -168,6 +172,12 @@ void sroce_rtt_sent(struct sroce_qp *qp, u32 psn)
 	req->rtt_sampling = true;
 	req->rtt_psn = psn;
 	req->rtt_start = jiffies;
+}
+
+/* A timer sends again: the sample running would measure the timer. */
+void sroce_rtt_discard(struct sroce_qp *qp)
+{
+	qp->req.rtt_sampling = false;
 }
 
 /* req.acked_psn moved: the sample ends if its packet is acknowledged. */

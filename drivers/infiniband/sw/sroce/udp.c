@@ -22,6 +22,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "drop.h"
 
 struct sroce_net {
 	struct mutex lock;	/* protects users, sk4, sk6 */
@@ -60,7 +61,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	/* Softirq, inside the RCU read section of the UDP receive path. */
 	sdev = sroce_udp_dev_rcu(skb);
 	if (unlikely(!sdev)) {
-		kfree_skb(skb);
+		sroce_drop_skb(NULL, 0, skb, SROCE_DROP_NO_DEVICE);
 		return 0;
 	}
 	sroce_recv(sdev, skb, false);

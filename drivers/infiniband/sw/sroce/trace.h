@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of the sroce driver (trace system "sroce"): QP state
+ * changes, retransmissions and their cause, NAKs sent and received, RNR
+ * waits, exhausted retries, and every packet the driver drops, with its
+ * reason. Enable them with perf trace -e 'sroce:*', trace-cmd record -e
+ * sroce, or /sys/kernel/tracing/events/sroce/.
+ *
+ * Events carry the device name and QP number (0: the packet never
+ * reached a QP), so a capture can be narrowed to one connection.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM sroce
+
+#ifndef SROCE_TRACE_TYPES
+#define SROCE_TRACE_TYPES
+#include <linux/version.h>
+
+/* What made the requester send again from an earlier PSN. */
+enum sroce_retx_cause {
+	SROCE_RETX_CAUSE_SEQ_NAK,	/* the responder saw a gap */
+	SROCE_RETX_CAUSE_READ_GAP,	/* a read response was missing */
+	SROCE_RETX_CAUSE_TAIL_PROBE,	/* no ACK for a few round trips */
+	SROCE_RETX_CAUSE_TIMEOUT,	/* the QP's local ACK timeout */
+	SROCE_RETX_CAUSE_RNR,		/* after an RNR NAK's wait */
+};
+
+/* 6.10 dropped __assign_str()'s source argument (it is __string()'s). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define sroce_assign_str(dst, src)	__assign_str(dst)
+#else
+#define sroce_assign_str(dst, src)	__assign_str(dst, src)
+#endif
+#endif /* SROCE_TRACE_TYPES */
+
+#if !defined(SROCE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define SROCE_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <rdma/ib_verbs.h>
+
+#include "drop.h"
+
+#define sroce_trace_qp_states				\
+	EM(IB_QPS_RESET, "RESET")			\
+	EM(IB_QPS_INIT, "INIT")				\
+	EM(IB_QPS_RTR, "RTR")				\
+	EM(IB_QPS_RTS, "RTS")				\
+	EM(IB_QPS_SQD, "SQD")				\
+	EM(IB_QPS_SQE, "SQE")				\
+	EMe(IB_QPS_ERR, "ERR")
+
+#define sroce_trace_retx_causes				\
+	EM(SROCE_RETX_CAUSE_SEQ_NAK, "seq_nak")		\
+	EM(SROCE_RETX_CAUSE_READ_GAP, "read_gap")	\
+	EM(SROCE_RETX_CAUSE_TAIL_PROBE, "tail_probe")	\
+	EM(SROCE_RETX_CAUSE_TIMEOUT, "timeout")		\
+	EMe(SROCE_RETX_CAUSE_RNR, "rnr")
+
+#undef EM
+#undef EMe
+#define EM(a, b)	TRACE_DEFINE_ENUM(a);
+#define EMe(a, b)	TRACE_DEFINE_ENUM(a);
+sroce_trace_qp_states
+sroce_trace_retx_causes
+SROCE_DROP_REASONS
+#undef EM
+#undef EMe
+#define EM(a, b)	{ a, b },
+#define EMe(a, b)	{ a, b }
+
+TRACE_EVENT(sroce_qp_state,
+	TP_PROTO(const struct ib_device *dev, u32 qpn, enum ib_qp_state from,
+		 enum ib_qp_state to),
+	TP_ARGS(dev, qpn, from, to),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&dev->dev))
+		__field(u32, qpn)
+		__field(int, from)
+		__field(int, to)
+	),
+	TP_fast_assign(
+		sroce_assign_str(dev, dev_name(&dev->dev));
+		__entry->qpn = qpn;
+		__entry->from = from;
+		__entry->to = to;
+	),
+	TP_printk("%s qpn %u %s -> %s", __get_str(dev), __entry->qpn,
+		  __print_symbolic(__entry->from, sroce_trace_qp_states),
+		  __print_symbolic(__entry->to, sroce_trace_qp_states))
+);
+
+/* With the QP's round-trip estimate, which decides when probes go. */
+TRACE_EVENT(sroce_retransmit,
+	TP_PROTO(const struct ib_device *dev, u32 qpn, u32 psn, int cause,
+		 u32 srtt_us, u32 rttvar_us),
+	TP_ARGS(dev, qpn, psn, cause, srtt_us, rttvar_us),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&dev->dev))
+		__field(u32, qpn)
+		__field(u32, psn)
+		__field(int, cause)
+		__field(u32, srtt_us)
+		__field(u32, rttvar_us)
+	),
+	TP_fast_assign(
+		sroce_assign_str(dev, dev_name(&dev->dev));
+		__entry->qpn = qpn;
+		__entry->psn = psn;
+		__entry->cause = cause;
+		__entry->srtt_us = srtt_us;
+		__entry->rttvar_us = rttvar_us;
+	),
+	TP_printk("%s qpn %u from psn %u cause %s srtt %u us rttvar %u us",
+		  __get_str(dev), __entry->qpn, __entry->psn,
+		  __print_symbolic(__entry->cause, sroce_trace_retx_causes),
+		  __entry->srtt_us, __entry->rttvar_us)
+);
+
+/* @sent: this end sent the NAK (responder) or received it (requester). */
+DECLARE_EVENT_CLASS(sroce_nak_class,
+	TP_PROTO(const struct ib_device *dev, u32 qpn, u32 psn, u8 syndrome),
+	TP_ARGS(dev, qpn, psn, syndrome),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&dev->dev))
+		__field(u32, qpn)
+		__field(u32, psn)
+		__field(u8, syndrome)
+	),
+	TP_fast_assign(
+		sroce_assign_str(dev, dev_name(&dev->dev));
+		__entry->qpn = qpn;
+		__entry->psn = psn;
+		__entry->syndrome = syndrome;
+	),
+	TP_printk("%s qpn %u psn %u syndrome %#x (%s)", __get_str(dev),
+		  __entry->qpn, __entry->psn, __entry->syndrome,
+		  (__entry->syndrome >> 5) == 1 ? "rnr" :
+		  __entry->syndrome == 0x60 ? "psn_seq" :
+		  __entry->syndrome == 0x61 ? "invalid_req" :
+		  __entry->syndrome == 0x62 ? "remote_access" :
+		  __entry->syndrome == 0x63 ? "remote_op" :
+		  __entry->syndrome == 0x64 ? "invalid_rd_req" : "other")
+);
+
+DEFINE_EVENT(sroce_nak_class, sroce_nak_sent,
+	TP_PROTO(const struct ib_device *dev, u32 qpn, u32 psn, u8 syndrome),
+	TP_ARGS(dev, qpn, psn, syndrome));
+
+DEFINE_EVENT(sroce_nak_class, sroce_nak_rcvd,
+	TP_PROTO(const struct ib_device *dev, u32 qpn, u32 psn, u8 syndrome),
+	TP_ARGS(dev, qpn, psn, syndrome));
+
+TRACE_EVENT(sroce_rnr_wait,
+	TP_PROTO(const struct ib_device *dev, u32 qpn, u32 psn, u32 usecs,
+		 u8 rnr_left),
+	TP_ARGS(dev, qpn, psn, usecs, rnr_left),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&dev->dev))
+		__field(u32, qpn)
+		__field(u32, psn)
+		__field(u32, usecs)
+		__field(u8, rnr_left)
+	),
+	TP_fast_assign(
+		sroce_assign_str(dev, dev_name(&dev->dev));
+		__entry->qpn = qpn;
+		__entry->psn = psn;
+		__entry->usecs = usecs;
+		__entry->rnr_left = rnr_left;
+	),
+	TP_printk("%s qpn %u psn %u wait %u us, %u retries left%s",
+		  __get_str(dev), __entry->qpn, __entry->psn, __entry->usecs,
+		  __entry->rnr_left, __entry->rnr_left == 7 ? " (infinite)" : "")
+);
+
+/* @rnr: the RNR retry count ran out, else the transport retry count. */
+TRACE_EVENT(sroce_retry_exceeded,
+	TP_PROTO(const struct ib_device *dev, u32 qpn, u32 psn, bool rnr),
+	TP_ARGS(dev, qpn, psn, rnr),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&dev->dev))
+		__field(u32, qpn)
+		__field(u32, psn)
+		__field(bool, rnr)
+	),
+	TP_fast_assign(
+		sroce_assign_str(dev, dev_name(&dev->dev));
+		__entry->qpn = qpn;
+		__entry->psn = psn;
+		__entry->rnr = rnr;
+	),
+	TP_printk("%s qpn %u psn %u %s retries exhausted", __get_str(dev),
+		  __entry->qpn, __entry->psn,
+		  __entry->rnr ? "RNR" : "transport")
+);
+
+TRACE_EVENT(sroce_drop,
+	TP_PROTO(const struct ib_device *dev, u32 qpn,
+		 const struct sk_buff *skb, enum sroce_drop_reason reason),
+	TP_ARGS(dev, qpn, skb, reason),
+	TP_STRUCT__entry(
+		__string(dev, dev ? dev_name(&dev->dev) : "-")
+		__field(u32, qpn)
+		__field(const void *, skb)
+		__field(unsigned int, len)
+		__field(int, reason)
+	),
+	TP_fast_assign(
+		sroce_assign_str(dev, dev ? dev_name(&dev->dev) : "-");
+		__entry->qpn = qpn;
+		__entry->skb = skb;
+		__entry->len = skb->len;
+		__entry->reason = reason;
+	),
+	TP_printk("%s qpn %u skb %p len %u reason %s", __get_str(dev),
+		  __entry->qpn, __entry->skb, __entry->len,
+		  __print_symbolic(__entry->reason, SROCE_DROP_REASONS))
+);
+
+#endif /* SROCE_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>
