@@ -25,6 +25,7 @@ wait_until 30 "ibv_asyncwatch to open $d0" grep -q "async event FD" "$RESULTS/as
 ip link set veth1 down
 wait_until 10 "$d0 port DOWN" bash -c "[[ \$(cat $(port_dir "$d0")/state) == *DOWN ]]"
 assert_eq "$(devinfo_field "$d0" state)" "PORT_DOWN (1)" "ibv_devinfo state, peer down"
+[[ $SROCE_IMPL == sroce ]] && assert_eq "$(port_counter "$d0" link_downed)" 1 "$d0 link_downed"
 ip link set veth1 up
 wait_until 10 "$d0 port ACTIVE" bash -c "[[ \$(cat $(port_dir "$d0")/state) == *ACTIVE ]]"
 assert_eq "$(devinfo_field "$d0" state)" "PORT_ACTIVE (4)" "ibv_devinfo state, peer up"

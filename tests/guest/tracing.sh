@@ -39,7 +39,7 @@ NETEM=(loss 5% delay 1ms)
 run_timeout 30 modprobe sch_netem || fail "no sch_netem module for $(uname -r)"
 tc qdisc add dev veth0 root netem "${NETEM[@]}" || fail "netem on veth0"
 ip netns exec peer tc qdisc add dev veth1 root netem "${NETEM[@]}" || fail "netem on veth1"
-PP_ITERS=40 local_pingpong ibv_rc_pingpong rc-lossy -s 65536
+PP_ITERS=80 local_pingpong ibv_rc_pingpong rc-lossy -s 65536
 with_probes=$(probes)
 log "tail probes with tail_probes=Y: $with_probes"
 ((with_probes > 0)) || fail "no tail-loss probe in a 5% lossy run"
@@ -87,6 +87,23 @@ line=$(grep -m1 'sroce_drop: sroce0 qpn 2 skb .* reason bad_icrc' "$RESULTS/trac
 	fail "no bad_icrc drop event"
 skb=$(sed -n 's/.* skb \([0-9a-fx]*\) .*/\1/p' <<<"$line")
 has "kfree_skb: skbaddr=$skb .*reason: SKB_CSUM" "kfree_skb of the bad-ICRC skb"
+
+# The counters that go with the events (rdma statistic shows the same).
+log "sroce0: $(dev_counters sroce0)"
+log "sroce1: $(dev_counters sroce1)"
+for d in sroce0 sroce1; do
+	(($(port_counter "$d" tx_packets) > 1000)) || fail "$d tx_packets"
+done
+(($(port_counter sroce0 rx_out_of_sequence) + $(port_counter sroce1 rx_out_of_sequence) > 0)) ||
+	fail "no out-of-sequence request counted under loss"
+assert_eq "$(port_counter sroce0 retry_exceeded)" 1 "sroce0 retry_exceeded"
+(($(port_counter sroce0 rnr_naks_sent) > 0)) || fail "sroce0 rnr_naks_sent"
+(($(port_counter sroce0 rnr_naks_rcvd) > 0)) || fail "sroce0 rnr_naks_rcvd"
+(($(port_counter sroce0 local_deliveries) > 0)) || fail "sroce0 local_deliveries"
+rdma statistic show link sroce0/1 > "$RESULTS/rdma-statistic.txt" ||
+	fail "rdma statistic show link sroce0/1"
+grep -q 'retry_exceeded 1' "$RESULTS/rdma-statistic.txt" ||
+	fail "rdma statistic: $(cat "$RESULTS/rdma-statistic.txt")"
 
 # Not rdma_pair_done: it wants no bad ICRC, and here there is one on purpose.
 assert_eq "$(port_counter sroce1 rx_bad_icrc)" 0 "sroce1 bad ICRC"

@@ -228,6 +228,8 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer_code)
 	if (psn != req->acked_psn)
 		sroce_comp_ack(qp, sroce_psn_sub(psn, 1));
 	if (!req->rnr_left) {
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_RNR_RETRY_EXCEEDED);
 		trace_sroce_retry_exceeded(qp->ib_qp.device, qp->ib_qp.qp_num,
 					   psn, true);
 		sroce_comp_fail_oldest(qp, IB_WC_RNR_RETRY_EXC_ERR);
@@ -491,6 +493,7 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	} else {
 		sroce_count(sdev, SROCE_CNT_RETRY_TIMEOUT);
 		if (!req->retry_left) {
+			sroce_count(sdev, SROCE_CNT_RETRY_EXCEEDED);
 			trace_sroce_retry_exceeded(&sdev->ib_dev,
 						   qp->ib_qp.qp_num,
 						   sroce_comp_resume_psn(qp, st),

@@ -227,6 +227,8 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		skb->dev = local->ndev;
 		skb->pkt_type = PACKET_HOST;
 		__skb_pull(skb, skb_transport_offset(skb));
+		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
+		sroce_count(sdev, SROCE_CNT_LOCAL_DELIVERIES);
 		sroce_recv(local, skb, true);
 		rcu_read_unlock();
 		return 0;
@@ -236,6 +238,7 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	dst = ipv6 ? sroce_route6(sdev, av, cache) :
 		     sroce_route4(sdev, av, cache);
 	if (IS_ERR(dst)) {
+		sroce_count(sdev, SROCE_CNT_TX_ERRORS);
 		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_NO_ROUTE);
 		return PTR_ERR(dst);
 	}
@@ -251,5 +254,7 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	memset(skb->cb, 0, sizeof(skb->cb));
 	err = ipv6 ? ip6_local_out(sdev->net, NULL, skb) :
 		     ip_local_out(sdev->net, NULL, skb);
-	return net_xmit_eval(err);
+	err = net_xmit_eval(err);
+	sroce_count(sdev, err ? SROCE_CNT_TX_ERRORS : SROCE_CNT_TX_PACKETS);
+	return err;
 }

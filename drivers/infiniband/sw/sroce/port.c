@@ -33,6 +33,8 @@ void sroce_port_update_state(struct sroce_dev *sdev)
 	if (state == sdev->port_state)
 		return;
 	WRITE_ONCE(sdev->port_state, state);
+	if (state != IB_PORT_ACTIVE)
+		sroce_count(sdev, SROCE_CNT_LINK_DOWNED);
 	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
 						IB_EVENT_PORT_ERR;
 	ib_dispatch_event(&event);

@@ -614,6 +614,8 @@ static void sroce_resp_rc_execute(struct sroce_qp *qp, struct sk_buff *skb,
 	case SROCE_RESP_RNR:
 		sroce_count(to_sroce_dev(qp->ib_qp.device),
 			    SROCE_CNT_RX_NO_RECV_WQE);
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_RNR_NAK_SENT);
 		sroce_resp_send_ack(qp, info->psn,
 				    sroce_syndrome_rnr(qp->attr.min_rnr_timer));
 		break;
@@ -665,8 +667,11 @@ static enum sroce_drop_reason sroce_resp_rc(struct sroce_qp *qp,
 	struct sroce_resp *resp = &qp->resp;
 	s32 diff = sroce_psn_diff(info->psn, resp->psn);
 
-	if (diff > 0)
+	if (diff > 0) {
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_RX_OUT_OF_SEQUENCE);
 		return sroce_resp_hold(qp, skb, info, diff);
+	}
 	if (diff < 0) {
 		sroce_count(to_sroce_dev(qp->ib_qp.device),
 			    SROCE_CNT_RX_DUPLICATE);
@@ -691,8 +696,11 @@ static enum sroce_drop_reason sroce_resp_uc(struct sroce_qp *qp,
 	if (info->psn != resp->psn || (resp->in_msg && first))
 		resp->in_msg = false;
 	resp->psn = sroce_psn_add(info->psn, 1);
-	if (!resp->in_msg && !first)
+	if (!resp->in_msg && !first) {
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_RX_OUT_OF_SEQUENCE);
 		return SROCE_DROP_OUT_OF_SEQUENCE;
+	}
 	if (sroce_resp_execute(qp, skb, info) != SROCE_RESP_OK) {
 		resp->in_msg = false;
 		sroce_count(to_sroce_dev(qp->ib_qp.device),

@@ -26,6 +26,14 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_TAIL_PROBES] = { .name = "tail_probes" },
 	[SROCE_CNT_FAST_RETRANSMITS] = { .name = "fast_retransmits" },
 	[SROCE_CNT_SQ_OVERRUN] = { .name = "sq_overruns" },
+	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
+	[SROCE_CNT_TX_ERRORS] = { .name = "tx_errors" },
+	[SROCE_CNT_LOCAL_DELIVERIES] = { .name = "local_deliveries" },
+	[SROCE_CNT_RX_OUT_OF_SEQUENCE] = { .name = "rx_out_of_sequence" },
+	[SROCE_CNT_RNR_NAK_SENT] = { .name = "rnr_naks_sent" },
+	[SROCE_CNT_RETRY_EXCEEDED] = { .name = "retry_exceeded" },
+	[SROCE_CNT_RNR_RETRY_EXCEEDED] = { .name = "rnr_retry_exceeded" },
+	[SROCE_CNT_LINK_DOWNED] = { .name = "link_downed" },
 };
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib_dev,
