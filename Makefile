@@ -9,6 +9,8 @@
 #   make bench-wire the same across a wire between two guests, clean and
 #                   under netem, with TCP (iperf3) as the ceiling
 #   make wire-latency   the virtual wires' own latency (UDP, no RDMA)
+#   make install    install sroce.ko for KVER (/lib/modules/KVER/updates)
+#   make uninstall  remove it again (see dkms.conf for DKMS)
 #
 # KDIR selects the kernel build tree. By default: the running kernel's, or,
 # where there is none (a host without module support), the newest installed
@@ -24,7 +26,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 KBUILD := $(MAKE) -C $(KDIR) M=$(SROCE_DIR) CONFIG_RDMA_SROCE=m
 
 .PHONY: all module sparse unit check demo bench bench-wire wire-latency clean \
-	kdir-check
+	kdir-check install uninstall
 
 all: module
 
@@ -58,6 +60,17 @@ bench-wire:
 
 wire-latency:
 	bash scripts/wire-latency.sh
+
+# modules_install puts it in /lib/modules/KVER/updates/ (compressed and
+# signed as the kernel's configuration says) and runs depmod, so that
+# "modprobe sroce" and "rdma link add ... type sroce" (through the module's
+# rdma-link-sroce alias) find it.
+install: module
+	$(KBUILD) INSTALL_MOD_DIR=updates modules_install
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/sroce.ko*
+	depmod -a $(KVER)
 
 clean:
 	-test -f $(KDIR)/Makefile && $(KBUILD) clean

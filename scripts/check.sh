@@ -5,6 +5,7 @@
 #
 #   build/module-w1   the module builds with W=1 and without any warning
 #   build/sparse      sparse has nothing to say about it
+#   dkms/build-install  scripts/dkms-test.sh (guest/dkms loads the result)
 #   unit/...          user-space unit tests (tests/unit)
 #   guest/..., guest2/...  guest cases (scripts/run-guest-tests.sh)
 #
@@ -76,11 +77,22 @@ find "$SROCE_DIR" "$REPO/include/sroce" \( -name '*.o' -o -name '.*.o.cmd' \) -d
 build_test build/module-w1 "$OUT/build-module-w1.log" make -C "$REPO" module W=1 KVER="$KVER"
 build_test build/sparse "$OUT/build-sparse.log" make -C "$REPO" sparse KVER="$KVER"
 
+# 2b. DKMS, as a user installs it (README.md, "Install"): built for each
+#     kernel tested, installed for the first; guest/dkms loads it there.
+#     Removed again after the guest tests.
+if "$REPO/scripts/dkms-test.sh" install "$KVER" > "$OUT/dkms.log" 2>&1; then
+	record "PASS dkms/build-install"
+else
+	tail -n 20 "$OUT/dkms.log"
+	record "FAIL dkms/build-install: see $OUT/dkms.log"
+fi
+
 # 3. Unit tests.
 stage unit "$OUT/unit.log" make -C "$REPO/tests/unit" run
 
 # 4. Guest tests (they use the module built above).
 stage guest "$OUT/guest.log" "$REPO/scripts/run-guest-tests.sh" "$@"
+"$REPO/scripts/dkms-test.sh" remove
 
 passed=$(grep -c '^PASS ' "$results")
 failed=$(grep -c '^FAIL ' "$results")
