@@ -543,7 +543,7 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
  * its requester waits for an answer), or it cannot be held. When the
  * gap fills, the ACK that follows names everything executed, and a
  * requester that was sending again from the gap moves on past it.
- * Returns true if @skb was taken.
+ * Returns SROCE_RX_HELD if @skb was taken, else why it is dropped.
  */
 static enum sroce_drop_reason sroce_resp_hold(struct sroce_qp *qp,
 					      struct sk_buff *skb,
