@@ -121,7 +121,7 @@ if [[ -n $build ]] && ! make -s -C "$REPO" module KVER="$KVER"; then
 fi
 
 if ! build_progs; then
-	echo "FAIL guest/progs: cannot build tests/guest/progs"
+	echo "FAIL guest/progs$tag: cannot build tests/guest/progs"
 	failed=$((failed + 1))
 fi
 
@@ -129,7 +129,7 @@ fi
 # emulated guest takes minutes, so they are built here too. Also for
 # --impl rxe: kverbs_selftest.ko runs on rdma_rxe.
 if ! "$REPO/tests/guest/kmod/build.sh"; then
-	echo "FAIL guest/kmod: cannot build tests/guest/kmod"
+	echo "FAIL guest/kmod$tag: cannot build tests/guest/kmod"
 	failed=$((failed + 1))
 fi
 
