@@ -12,21 +12,43 @@
 #   make install    install sroce.ko for KVER (/lib/modules/KVER/updates)
 #   make uninstall  remove it again (see dkms.conf for DKMS)
 #
-# KDIR selects the kernel build tree. By default: the running kernel's, or,
-# where there is none (a host without module support), the newest installed
-# Debian linux-headers-*-amd64.
+# KVER selects the kernel: the running kernel's when it has a build tree,
+# else (a host without module support) Debian 12's own installed kernel
+# (scripts/kver.sh). KVER may be a full version or a prefix: KVER=6.12
+# builds for the newest installed 6.12 (bookworm-backports). KDIR, the
+# kernel build tree, follows KVER unless set.
+#
+# The default kernel's module is built in the tree, as
+# drivers/infiniband/sw/sroce/sroce.ko. Any other kernel's is built in
+# build/kbuild/<KVER>/, a mirror of the sources made of symlinks, so two
+# kernels' objects never mix: a 6.12 build leaves nothing where a 6.1
+# build or guest run would pick it up, and switching back and forth
+# rebuilds nothing. `make -s ko-path KVER=...` prints where the module is.
 
 SROCE_DIR := $(CURDIR)/drivers/infiniband/sw/sroce
 
-KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
-	else ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
-	sed 's|.*/linux-headers-||' | sort -V | tail -n 1; fi)
+DEFAULT_KVER := $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
+	else env -u KVER $(CURDIR)/scripts/kver.sh --headers 2>/dev/null; fi)
+ifeq ($(origin KVER),undefined)
+override KVER := $(DEFAULT_KVER)
+else ifneq ($(KVER),$(DEFAULT_KVER))
+override KVER := $(or $(shell KVER='$(KVER)' $(CURDIR)/scripts/kver.sh --headers 2>/dev/null),$(KVER))
+endif
 KDIR ?= /lib/modules/$(KVER)/build
 
-KBUILD := $(MAKE) -C $(KDIR) M=$(SROCE_DIR) CONFIG_RDMA_SROCE=m
+# INTREE=1 builds in the tree for any kernel: DKMS (dkms.conf) builds one
+# kernel at a time in a copy of its own.
+ifneq ($(INTREE)$(filter $(DEFAULT_KVER),$(KVER)),)
+MOD_TOP := $(CURDIR)
+else
+MOD_TOP := $(CURDIR)/build/kbuild/$(KVER)
+endif
+MOD_DIR := $(MOD_TOP)/drivers/infiniband/sw/sroce
+
+KBUILD := $(MAKE) -C $(KDIR) M=$(MOD_DIR) CONFIG_RDMA_SROCE=m
 
 .PHONY: all module sparse unit check demo bench bench-wire wire-latency clean \
-	kdir-check install uninstall
+	kdir-check mirror ko-path install uninstall
 
 all: module
 
@@ -36,12 +58,20 @@ kdir-check:
 		     "Run 'make check' or scripts/install-deps.sh first," \
 		     "or set KDIR=."; exit 1; }
 
-module: kdir-check
-	$(KBUILD) modules
+# The symlink mirror for a non-default kernel (a no-op for the default).
+mirror:
+	@test "$(MOD_TOP)" = "$(CURDIR)" || \
+		bash scripts/kbuild-mirror.sh $(CURDIR) $(MOD_TOP)
+
+module: kdir-check mirror
+	+$(KBUILD) modules
 
 # C=2 makes sparse look at every file, not only the ones rebuilt.
-sparse: kdir-check
-	$(KBUILD) C=2 modules
+sparse: kdir-check mirror
+	+$(KBUILD) C=2 modules
+
+ko-path:
+	@echo $(MOD_DIR)/sroce.ko
 
 unit:
 	$(MAKE) -C tests/unit run
@@ -73,7 +103,8 @@ uninstall:
 	depmod -a $(KVER)
 
 clean:
-	-test -f $(KDIR)/Makefile && $(KBUILD) clean
+	-test -f $(KDIR)/Makefile && \
+		$(MAKE) -C $(KDIR) M=$(SROCE_DIR) CONFIG_RDMA_SROCE=m clean
 	find include -name '*.o' -o -name '.*.cmd' | xargs rm -f
 	-$(MAKE) -C tests/unit clean
 	rm -rf build

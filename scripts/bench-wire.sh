@@ -522,7 +522,7 @@ results=$base/run-$n
 guest_timeout=$((BENCH_BUDGET + 300))
 
 tree=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo "?")
-ko=$REPO/drivers/infiniband/sw/sroce/sroce.ko
+ko=$(make -s --no-print-directory -C "$REPO" ko-path KVER="$KVER")
 if [[ -r $ko ]]; then
 	ko="$(md5sum <"$ko" | cut -c1-12) (md5), built $(date -r "$ko" '+%F %T')"
 else

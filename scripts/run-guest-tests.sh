@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-guest-tests.sh [--impl sroce|rxe] [-t SECS] [PATTERN]
+# run-guest-tests.sh [--impl sroce|rxe] [-t SECS] [--no-build] [PATTERN]
 #
 # Run the guest test cases, each in a fresh guest boot so that a crash in
 # one cannot spoil another: every tests/guest/*.sh in one guest, every
@@ -16,23 +16,40 @@
 #
 # --impl rxe runs the same cases against the in-tree rdma_rxe, to prove a
 # case before blaming sroce for its failure.
+#
+# The guests boot scripts/kver.sh's kernel: Debian 12's own, or the one
+# KVER names (KVER=6.12 for bookworm-backports' 6.12). The module is built
+# for it first (`make module KVER=...`; --no-build uses the one built).
+# On a kernel other than the default, names and result directories carry
+# the version: "guest/<case>@<KVER>", build/test-results/<KVER>/...
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 G=$REPO/scripts/guest
 
-impl=sroce timeout=300 pattern=
+impl=sroce timeout=300 pattern= build=1
 while (($#)); do
 	case $1 in
 	--impl)       impl=$2; shift 2 ;;
 	-t|--timeout) timeout=$2; shift 2 ;;
-	-h|--help)    sed -n '4,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--no-build)   build=; shift ;;
+	-h|--help)    sed -n '4,25s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*)           echo "run-guest-tests: unknown option $1" >&2; exit 2 ;;
 	*)            pattern=$1; shift ;;
 	esac
 done
 
 passed=0 failed=0
+
+# One kernel for the whole run, resolved once (KVER=6.12 -> full version).
+KVER=$("$REPO/scripts/kver.sh")
+export KVER
+tag= results=$REPO/build/test-results
+if [[ $KVER != "$(env -u KVER "$REPO/scripts/kver.sh" 2>/dev/null)" ]]; then
+	tag=@$KVER
+	results=$results/$KVER
+fi
+echo "guest kernel: $KVER"
 
 pass() {
 	echo "PASS $1"
@@ -98,8 +115,13 @@ build_progs() {
 	done
 }
 
+if [[ -n $build ]] && ! make -s -C "$REPO" module KVER="$KVER"; then
+	echo "FAIL guest/module$tag: cannot build the module for $KVER"
+	failed=$((failed + 1))
+fi
+
 if ! build_progs; then
-	echo "FAIL guest/progs: cannot build tests/guest/progs"
+	echo "FAIL guest/progs$tag: cannot build tests/guest/progs"
 	failed=$((failed + 1))
 fi
 
@@ -107,7 +129,7 @@ fi
 # emulated guest takes minutes, so they are built here too. Also for
 # --impl rxe: kverbs_selftest.ko runs on rdma_rxe.
 if ! "$REPO/tests/guest/kmod/build.sh"; then
-	echo "FAIL guest/kmod: cannot build tests/guest/kmod"
+	echo "FAIL guest/kmod$tag: cannot build tests/guest/kmod"
 	failed=$((failed + 1))
 fi
 
@@ -115,9 +137,9 @@ for t in "$REPO"/tests/guest/*.sh; do
 	[[ -e $t ]] || continue
 	case=$(basename "$t" .sh)
 	[[ $case == lib ]] && continue
-	name=guest/$case
-	wanted "$name" || continue
-	dir=$REPO/build/test-results/guest/$case
+	wanted "guest/$case" || continue
+	name=guest/$case$tag
+	dir=$results/guest/$case
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	rc=0
@@ -134,9 +156,9 @@ done
 for t in "$REPO"/tests/guest2/*.sh; do
 	[[ -e $t ]] || continue
 	case=$(basename "$t" .sh)
-	name=guest2/$case
-	wanted "$name" || continue
-	dir=$REPO/build/test-results/guest2/$case
+	wanted "guest2/$case" || continue
+	name=guest2/$case$tag
+	dir=$results/guest2/$case
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	"$G/run-guest-pair" -t "$timeout" --env "SROCE_IMPL=$impl" "$dir" bash "$t" \
@@ -153,5 +175,5 @@ for t in "$REPO"/tests/guest2/*.sh; do
 	fi
 done
 
-echo "guest: $passed passed, $failed failed"
+echo "guest$tag: $passed passed, $failed failed"
 ((failed == 0))

@@ -19,7 +19,7 @@ fi
 
 src=$REPO/drivers/infiniband/sw/sroce
 kmod=$REPO/tests/guest/kmod
-ko=$REPO/build/guest/kmod/sroce_cq_selftest.ko
+ko=$REPO/build/guest/kmod/$KVER/sroce_cq_selftest.ko
 for f in "$kmod/Kbuild" "$kmod/cq_selftest.c" "$src"/*.[ch]; do
 	[[ -e $ko && $ko -nt $f ]] ||
 		fail "$ko missing or older than $f: run tests/guest/kmod/build.sh on the host"

@@ -27,7 +27,7 @@
 . "$(dirname "$0")/lib.sh"
 
 kmod=$REPO/tests/guest/kmod
-ko=$REPO/build/guest/kmod/kverbs_selftest.ko
+ko=$REPO/build/guest/kmod/$KVER/kverbs_selftest.ko
 for f in "$kmod/Kbuild" "$kmod/kverbs_selftest.c"; do
 	[[ -e $ko && $ko -nt $f ]] ||
 		fail "$ko missing or older than $f: run tests/guest/kmod/build.sh on the host"

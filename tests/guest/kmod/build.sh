@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # build.sh [KDIR]: build the guest self-test modules on the host into
-# build/guest/kmod/ (building them inside the emulated guest takes
+# build/guest/kmod/<KVER>/ (building them inside the emulated guest takes
 # minutes), each from a scratch copy of its sources so that the driver's
 # own objects are left alone, and each only when older than its sources:
 #
@@ -16,10 +16,12 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-KDIR=${1:-/lib/modules/$("$REPO/scripts/kver.sh")/build}
+KVER=$("$REPO/scripts/kver.sh")
+KDIR=${1:-/lib/modules/$KVER/build}
 src=$REPO/drivers/infiniband/sw/sroce
 kmod=$REPO/tests/guest/kmod
-out=$REPO/build/guest/kmod
+# One directory per kernel: the guest loads the one of the kernel it runs.
+out=$REPO/build/guest/kmod/$KVER
 mkdir -p "$out"
 
 # fresh KO FILE...: KO exists and is newer than every FILE.

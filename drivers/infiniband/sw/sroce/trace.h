@@ -14,7 +14,7 @@
 
 #ifndef SROCE_TRACE_TYPES
 #define SROCE_TRACE_TYPES
-#include <linux/version.h>
+#include "compat.h"
 
 /* What made the requester send again from an earlier PSN. */
 enum sroce_retx_cause {
@@ -24,13 +24,6 @@ enum sroce_retx_cause {
 	SROCE_RETX_CAUSE_TIMEOUT,	/* the QP's local ACK timeout */
 	SROCE_RETX_CAUSE_RNR,		/* after an RNR NAK's wait */
 };
-
-/* 6.10 dropped __assign_str()'s source argument (it is __string()'s). */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
-#define sroce_assign_str(dst, src)	__assign_str(dst)
-#else
-#define sroce_assign_str(dst, src)	__assign_str(dst, src)
-#endif
 #endif /* SROCE_TRACE_TYPES */
 
 #if !defined(SROCE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)

@@ -8,6 +8,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "sroce.h"
+#include "compat.h"
 #include "limits.h"
 #include "queue.h"
 #include "cq.h"
@@ -175,8 +176,9 @@ static bool sroce_cq_udata_ok(struct ib_udata *udata, size_t resp_len)
 
 static int sroce_create_cq(struct ib_cq *ib_cq,
 			   const struct ib_cq_init_attr *attr,
-			   struct ib_udata *udata)
+			   sroce_create_cq_arg_t *uarg)
 {
+	struct ib_udata *udata = sroce_create_cq_udata(uarg);
 	struct sroce_dev *sdev = to_sroce_dev(ib_cq->device);
 	struct sroce_cq *cq = to_sroce_cq(ib_cq);
 	struct rxe_create_cq_resp __user *uresp = NULL;
