@@ -45,8 +45,8 @@ sroce_create_cq_udata(sroce_create_cq_arg_t *udata)
 #endif
 
 /*
- * Tracepoints: v6.10 (commit 2c92ca849fcc, "tracing/treewide: Remove second
- * parameter of __assign_str()") takes the source of a __string() field
+ * Tracepoints: v6.10 ("tracing/treewide: Remove second parameter of
+ * __assign_str()") takes the source of a __string() field
  * from its declaration; before, __assign_str() needs it as well.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
