@@ -12,7 +12,8 @@
 # aborts the process ("unhandled timeout error").
 #
 # rdma_rxe: its wc.sl is always 0, which UCX reads as IPv6: ud_verbs on
-# an IPv4 GID drops every packet. On rxe the UD runs use IPv6 GIDs.
+# an IPv4 GID drops every packet, and rc_verbs cannot wire up through it.
+# On rxe the ucx_perftest runs use IPv6 GIDs only.
 . "$(dirname "$0")/lib.sh"
 
 UCX_ITERS=100
@@ -105,11 +106,11 @@ verify() {
 
 # TEST:SIZE:FAMILY; the flow label and wc.sl matter for both families.
 runs=(tag_bw:65536:4 tag_lat:4096:6 stream_bw:65536:4 ucp_put_bw:65536:6 ucp_get:65536:4)
-[[ $SROCE_IMPL == rxe ]] && log "rxe quirk: wc.sl is 0, ud_verbs runs on IPv6 GIDs only"
+[[ $SROCE_IMPL == rxe ]] && log "rxe quirk: wc.sl is 0, ucx_perftest on IPv6 GIDs only"
 for r in "${runs[@]}"; do
 	IFS=: read -r t size fam <<<"$r"
-	ucx_pair "rc-$t" "$TLS_RC" "$fam" "$t" "$size"
 	[[ $SROCE_IMPL == rxe ]] && fam=6
+	ucx_pair "rc-$t" "$TLS_RC" "$fam" "$t" "$size"
 	ucx_pair "ud-$t" "$TLS_UD" "$fam" "$t" "$size"
 done
 

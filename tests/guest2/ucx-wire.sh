@@ -13,9 +13,9 @@
 # every iteration at a non-zero rate.
 #
 # rdma_rxe: its wc.sl is always 0, which UCX 1.13 reads as IPv6, so
-# ud_verbs on an IPv4 GID drops every packet: on rxe, ucx_perftest over
-# ud_verbs uses the IPv6 GIDs, and ucp_verify (which connects to the
-# peer's IPv4 address) runs over rc_verbs only.
+# ud_verbs on an IPv4 GID drops every packet (and rc_verbs cannot wire up
+# through it): on rxe, ucx_perftest uses the IPv6 GIDs, and ucp_verify
+# (which connects to the peer's IPv4 address) runs over rc_verbs only.
 #
 # Run by scripts/guest/run-guest-pair with the role (A or B) as argument.
 . "$(dirname "$0")/../guest/lib.sh"
@@ -58,11 +58,11 @@ verify() {
 		{ cat "$PAIR_OUT"; fail "$1 ($PAIR_SIDE): not all ok"; }
 }
 
-ud_gid=$g4
-[[ $SROCE_IMPL == rxe ]] && { ud_gid=$g6; log "rxe quirk: wc.sl 0, ud_verbs on IPv6 GIDs"; }
+gid=$g4
+[[ $SROCE_IMPL == rxe ]] && { gid=$g6; log "rxe quirk: wc.sl 0, ucx_perftest on IPv6 GIDs"; }
 
-ucx_perftest_pair rc-tag_bw A rc_verbs,ud_verbs:aux "$g4" tag_bw 65536
-ucx_perftest_pair ud-ucp_put_bw B ud_verbs "$ud_gid" ucp_put_bw 65536
+ucx_perftest_pair rc-tag_bw A rc_verbs,ud_verbs:aux "$gid" tag_bw 65536
+ucx_perftest_pair ud-ucp_put_bw B ud_verbs "$gid" ucp_put_bw 65536
 verify verify-rc A rc_verbs $((4 << 20))
 if [[ $SROCE_IMPL == rxe ]]; then
 	log "rxe quirk: no ucp_verify over ud_verbs (IPv4)"
