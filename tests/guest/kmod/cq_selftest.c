@@ -283,6 +283,15 @@ static void test_user_format(void)
 	wc.wc_flags = IB_WC_WITH_INVALIDATE;
 	CHECK(sroce_cq_post(cq, &wc, false) == 0, "user post 2");
 
+	/* A UD receive: the L3 header type goes to sl (IPv4 2, IPv6 1). */
+	wc.opcode = IB_WC_RECV;
+	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+	wc.network_hdr_type = RDMA_NETWORK_IPV4;
+	wc.sl = 0;
+	CHECK(sroce_cq_post(cq, &wc, false) == 0, "user post 3");
+	wc.network_hdr_type = RDMA_NETWORK_IPV6;
+	CHECK(sroce_cq_post(cq, &wc, false) == 0, "user post 4");
+
 	wc.opcode = IB_WC_REG_MR;
 	CHECK(sroce_cq_post(cq, &wc, false) == -EINVAL,
 	      "REG_MR refused on a user CQ");
@@ -306,7 +315,14 @@ static void test_user_format(void)
 	      uwc->ex.invalidate_rkey == 0x99 && uwc->wc_flags == 8,
 	      "user CQE 2: WITH_INV is 8, no QP is qp_num 0");
 	sroce_queue_pop(&cq->queue);
-	CHECK(!sroce_queue_head(&cq->queue), "no third user CQE");
+	uwc = sroce_queue_head(&cq->queue);
+	CHECK(uwc && uwc->opcode == IB_WC_RECV && uwc->wc_flags == 1 &&
+	      uwc->sl == 2, "user CQE 3: an IPv4 receive has sl 2");
+	sroce_queue_pop(&cq->queue);
+	uwc = sroce_queue_head(&cq->queue);
+	CHECK(uwc && uwc->sl == 1, "user CQE 4: an IPv6 receive has sl 1");
+	sroce_queue_pop(&cq->queue);
+	CHECK(!sroce_queue_head(&cq->queue), "no fifth user CQE");
 	cq->user = false;
 	test_cq_destroy(cq);
 }
