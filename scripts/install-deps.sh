@@ -29,6 +29,8 @@ PACKAGES=(
 	iproute2 iputils-ping procps tcpdump ethtool
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	perftest rdmacm-utils
+	# UCX: ucx_perftest, and the headers and library of tests/guest/progs/ucp_verify
+	ucx-utils libucx0 libucx-dev
 )
 
 installed() {

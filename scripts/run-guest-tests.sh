@@ -98,8 +98,10 @@ why() {
 wanted() { [[ -z $pattern || $1 =~ $pattern ]]; }
 
 # Small C helpers the cases run in the guest; built here, on the host.
+# A program that needs more than libibverbs and librdmacm names the other
+# libraries in its header comment: " * Build libraries: -lfoo -lbar".
 build_progs() {
-	local src out h fresh
+	local src out h fresh libs
 	mkdir -p "$REPO/build/guest/progs"
 	for src in "$REPO"/tests/guest/progs/*.c; do
 		[[ -e $src ]] || continue
@@ -110,8 +112,11 @@ build_progs() {
 			[[ $out -nt $h ]] || fresh=0
 		done
 		((fresh)) && continue
-		gcc -O2 -g -Wall -Wextra -o "$out" "$src" -libverbs -lrdmacm -lpthread ||
-			return 1
+		libs=$(sed -n 's/^ \* Build libraries: //p' "$src")
+		# Word splitting wanted: a list of -l options.
+		# shellcheck disable=SC2086
+		gcc -O2 -g -Wall -Wextra -o "$out" "$src" -libverbs -lrdmacm -lpthread \
+			$libs || return 1
 	done
 }
 

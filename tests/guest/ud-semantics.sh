@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # UD rules checked byte by byte (tests/guest/progs/ud_semantics.c): the
-# receive completion's fields, the GRH, immediate data, the own-Q_Key
-# rule, drops for a wrong Q_Key, over-MTU messages and a missing receive
-# WQE -- and the receiver's counters for each drop.
+# receive completion's fields, the GRH (IPv4, and IPv6 with a flow label
+# of more than 20 bits from the AH), immediate data, the own-Q_Key rule,
+# drops for a wrong Q_Key, over-MTU messages and a missing receive WQE --
+# and the receiver's counters for each drop.
 . "$(dirname "$0")/lib.sh"
 
 [[ $SROCE_IMPL == sroce ]] || { log "sroce-only case (sroce's counters)"; exit 0; }
@@ -23,7 +24,10 @@ cnt() { cat "/sys/class/infiniband/sroce1/ports/1/hw_counters/$1"; }
 qkey0=$(cnt rx_qkey_violation)
 nowqe0=$(cnt rx_no_recv_wqe)
 
-out=$(run_timeout 60 "$PROGS/ud_semantics" sroce0 "$ga" sroce1 "$gb" 2>&1) ||
+ga6=$(wait_roce_gid 10 sroce0 2001:db8::1) || fail "no IPv6 GID on sroce0"
+gb6=$(wait_roce_gid 10 sroce1 2001:db8::2) || fail "no IPv6 GID on sroce1"
+
+out=$(run_timeout 60 "$PROGS/ud_semantics" sroce0 "$ga" sroce1 "$gb" "$ga6" "$gb6" 2>&1) ||
 	{ echo "$out"; fail "ud_semantics failed"; }
 echo "$out"
 assert_match "$out" "ud_semantics all ok" "all checks"

@@ -283,6 +283,15 @@ static void test_user_format(void)
 	wc.wc_flags = IB_WC_WITH_INVALIDATE;
 	CHECK(sroce_cq_post(cq, &wc, false) == 0, "user post 2");
 
+	/* A UD receive: the L3 header type goes to sl (IPv4 2, IPv6 1). */
+	wc.opcode = IB_WC_RECV;
+	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+	wc.network_hdr_type = RDMA_NETWORK_IPV4;
+	wc.sl = 0;
+	CHECK(sroce_cq_post(cq, &wc, false) == 0, "user post 3");
+	wc.network_hdr_type = RDMA_NETWORK_IPV6;
+	CHECK(sroce_cq_post(cq, &wc, false) == 0, "user post 4");
+
 	/* Kernel-only opcodes: refused when successful... */
 	wc.status = IB_WC_SUCCESS;
 	wc.opcode = IB_WC_REG_MR;
@@ -314,11 +323,18 @@ static void test_user_format(void)
 	      "user CQE 2: WITH_INV is 8, no QP is qp_num 0");
 	sroce_queue_pop(&cq->queue);
 	uwc = sroce_queue_head(&cq->queue);
+	CHECK(uwc && uwc->opcode == IB_WC_RECV && uwc->wc_flags == 1 &&
+	      uwc->sl == 2, "user CQE 3: an IPv4 receive has sl 2");
+	sroce_queue_pop(&cq->queue);
+	uwc = sroce_queue_head(&cq->queue);
+	CHECK(uwc && uwc->sl == 1, "user CQE 4: an IPv6 receive has sl 1");
+	sroce_queue_pop(&cq->queue);
+	uwc = sroce_queue_head(&cq->queue);
 	CHECK(uwc && uwc->wr_id == 0x77 &&
 	      uwc->status == IB_WC_LOC_QP_OP_ERR && uwc->opcode == 0,
-	      "user CQE 3: a failed kernel-only WR, opcode 0");
+	      "user CQE 5: a failed kernel-only WR, opcode 0");
 	sroce_queue_pop(&cq->queue);
-	CHECK(!sroce_queue_head(&cq->queue), "no fourth user CQE");
+	CHECK(!sroce_queue_head(&cq->queue), "no sixth user CQE");
 	cq->user = false;
 	test_cq_destroy(cq);
 }

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ud_semantics DEV_A GID_A DEV_B GID_B: UD rules between two devices in one
- * process (RDMA devices are visible from every namespace). A sends to B:
+ * ud_semantics DEV_A GID_A DEV_B GID_B [GID6_A GID6_B]: UD rules between
+ * two devices in one process (RDMA devices are visible from every
+ * namespace). A sends to B:
  *  - SEND with immediate: status, opcode, wc_flags (GRH, WITH_IMM),
- *    imm_data, byte_len (40 + payload), src_qp, the payload, and the GRH
+ *    imm_data, byte_len (40 + payload), src_qp, sl (2: an IPv4 packet, as
+ *    RoCE NICs report it and UCX reads it), the payload, and the GRH
  *    (IPv4 header in bytes 20..39 with A's and B's addresses);
+ *  - with the IPv6 GIDs GID6_A and GID6_B: a SEND through an AH whose
+ *    flow label is ~0 (UCX's): delivered, with sl 1 and the IPv6 header
+ *    as the GRH (version 6, the 20-bit flow label, UDP, the addresses);
  *  - remote Q_Key with bit 31 set: A's own Q_Key is used (delivered);
  *  - a wrong Q_Key: not delivered;
  *  - larger than the path MTU: completes successfully, not delivered;
@@ -122,6 +127,48 @@ static void send_ud(struct end *a, struct ibv_ah *ah, uint32_t qpn,
 	      wc.status, wc.opcode);
 }
 
+/*
+ * A to B over IPv6 GIDs, with every bit of the AH's flow label set: only
+ * its 20 bits may reach the IPv6 header.
+ */
+static void check_ipv6(struct end *a, struct end *b, int gid6_a, int gid6_b)
+{
+	struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
+	union ibv_gid ga, gb;
+	unsigned char *ip6 = (unsigned char *)b->buf;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	uint32_t vtf;
+
+	CHECK(!ibv_query_gid(a->ctx, 1, gid6_a, &ga), "query_gid");
+	CHECK(!ibv_query_gid(b->ctx, 1, gid6_b, &gb), "query_gid");
+	aha.grh.dgid = gb;
+	aha.grh.sgid_index = gid6_a;
+	aha.grh.hop_limit = 64;
+	aha.grh.traffic_class = 106;
+	aha.grh.flow_label = ~0u;
+	ah = ibv_create_ah(a->pd, &aha);
+	CHECK(ah, "create_ah (IPv6, flow label ~0): %s", strerror(errno));
+
+	post_recv(b);
+	send_ud(a, ah, b->qp->qp_num, QKEY_B, 100, 0);
+	CHECK(poll_one(b, &wc, 2000), "IPv6: nothing received");
+	CHECK(wc.status == IBV_WC_SUCCESS && wc.byte_len == GRH + 100,
+	      "IPv6: status %d byte_len %u", wc.status, wc.byte_len);
+	CHECK(wc.wc_flags & IBV_WC_GRH, "IPv6: wc_flags %#x", wc.wc_flags);
+	CHECK(wc.sl == 1, "IPv6: sl %u, expected 1", wc.sl);
+	memcpy(&vtf, ip6, 4);
+	vtf = ntohl(vtf);
+	CHECK(vtf == (6u << 28 | 106u << 20 | 0xfffff),
+	      "IPv6 header: version, class, flow label %#x", vtf);
+	CHECK(ip6[6] == 17, "IPv6 header: next header %u", ip6[6]);
+	CHECK(!memcmp(ip6 + 8, ga.raw, 16), "IPv6 GRH source address");
+	CHECK(!memcmp(ip6 + 24, gb.raw, 16), "IPv6 GRH destination address");
+	CHECK(!memcmp(b->buf + GRH, a->buf, 100), "IPv6: payload");
+	ibv_destroy_ah(ah);
+	printf("ipv6 grh, sl and flow label ok\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct end a = { 0 }, b = { 0 };
@@ -132,7 +179,8 @@ int main(int argc, char **argv)
 	unsigned char *ip;
 	uint32_t i, mtu;
 
-	CHECK(argc == 5, "usage: ud_semantics DEV_A GID_A DEV_B GID_B");
+	CHECK(argc == 5 || argc == 7,
+	      "usage: ud_semantics DEV_A GID_A DEV_B GID_B [GID6_A GID6_B]");
 	/* A's own Q_Key equals B's: the bit-31 rule must pick it. */
 	setup(&a, argv[1], atoi(argv[2]), QKEY_B);
 	setup(&b, argv[3], atoi(argv[4]), QKEY_B);
@@ -157,6 +205,7 @@ int main(int argc, char **argv)
 	CHECK(ntohl(wc.imm_data) == 0xfeedbeef, "imm %#x", ntohl(wc.imm_data));
 	CHECK(wc.src_qp == a.qp->qp_num, "src_qp %u, expected %u", wc.src_qp,
 	      a.qp->qp_num);
+	CHECK(wc.sl == 2, "sl %u, expected 2 (IPv4)", wc.sl);
 	for (i = 0; i < 300; i++)
 		CHECK(b.buf[GRH + i] == (char)(i * 7 + 3), "payload byte %u", i);
 	/* IPv4 GRH: 20 zero bytes, then the IPv4 header. */
@@ -195,6 +244,8 @@ int main(int argc, char **argv)
 	CHECK(!poll_one(&b, &wc, 500), "delivered without a WQE");
 	printf("no wqe dropped\n");
 
+	if (argc == 7)
+		check_ipv6(&a, &b, atoi(argv[5]), atoi(argv[6]));
 	ibv_destroy_ah(ah);
 	printf("ud_semantics all ok\n");
 	return 0;

@@ -37,7 +37,12 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 	av->hop_limit = grh->hop_limit;
 	av->traffic_class = grh->traffic_class;
 	av->sgid_index = grh->sgid_index;
-	av->flow_label = grh->flow_label;
+	/*
+	 * The flow label is 20 bits, but the verbs carry a u32 unchecked:
+	 * UCX passes ~0 ("any path"). The rest would spill into the
+	 * version and traffic class of the IPv6 header.
+	 */
+	av->flow_label = grh->flow_label & IB_GRH_FLOWLABEL_MASK;
 	av->sgid = sgid_attr->gid;
 	av->dgid = grh->dgid;
 	rdma_gid2ip((struct sockaddr *)&av->saddr, &av->sgid);

@@ -22,6 +22,16 @@
 #define SROCE_UWC_IP_CSUM_OK	(1U << 2)
 #define SROCE_UWC_WITH_INV	(1U << 3)
 
+/*
+ * A user UD receive completion has no network_hdr_type: like RoCE NICs
+ * (mlx5's CQE, passed on by its provider), sroce reports the L3 header in
+ * front of the data in the sl field, which RoCE does not carry otherwise.
+ * UCX's UD transport relies on it to find the destination address in
+ * the 40-byte GRH area (IPv4 in its last 20 bytes, IPv6 in all 40).
+ */
+#define SROCE_UWC_SL_IPV6	1
+#define SROCE_UWC_SL_IPV4	2
+
 /* The largest CQ we report in query_device and accept. */
 #define SROCE_CQE_MAX		(SROCE_MAX_CQE - 1)
 
@@ -40,6 +50,20 @@ static u32 sroce_uwc_flags(int flags)
 	if (flags & IB_WC_WITH_INVALIDATE)
 		uflags |= SROCE_UWC_WITH_INV;
 	return uflags;
+}
+
+static u8 sroce_uwc_sl(const struct ib_wc *wc)
+{
+	if (!(wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE))
+		return wc->sl;
+	switch (wc->network_hdr_type) {
+	case RDMA_NETWORK_IPV4:
+		return SROCE_UWC_SL_IPV4;
+	case RDMA_NETWORK_IPV6:
+		return SROCE_UWC_SL_IPV6;
+	default:
+		return wc->sl;
+	}
 }
 
 /*
@@ -94,7 +118,7 @@ static int sroce_wc_to_user(const struct ib_wc *wc, struct ib_uverbs_wc *uwc)
 	uwc->wc_flags = sroce_uwc_flags(wc->wc_flags);
 	uwc->pkey_index = wc->pkey_index;
 	uwc->slid = wc->slid;
-	uwc->sl = wc->sl;
+	uwc->sl = sroce_uwc_sl(wc);
 	uwc->dlid_path_bits = wc->dlid_path_bits;
 	return 0;
 }
