@@ -58,7 +58,7 @@ wait_until 10 "bad ICRC counted" test "$(port_counter sroce0 rx_bad_icrc)" = 1
 run_prog dead-peer 60 rc_dead_peer sroce0 "$SG"
 dead_qpn=$(sed -n 's/^qpn \([0-9]*\):.*/\1/p' "$RESULTS/dead-peer.txt")
 
-ko=$REPO/build/guest/kmod/kverbs_selftest.ko
+ko=$REPO/build/guest/kmod/$KVER/kverbs_selftest.ko
 run_timeout 120 insmod "$ko" dev=sroce0 || fail "kverbs_selftest on sroce0"
 rmmod kverbs_selftest
 

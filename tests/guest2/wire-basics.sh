@@ -44,7 +44,7 @@ log "$dev parent: $nic"
 # kernel addresses, not the NIC's (kverbs_selftest checks
 # ib_uses_virt_dma() and moves data through ib_dma_map_*() addresses).
 if [[ $ROLE == A ]]; then
-	ko=$REPO/build/guest/kmod/kverbs_selftest.ko
+	ko=$REPO/build/guest/kmod/$KVER/kverbs_selftest.ko
 	rc=0
 	run_timeout 120 insmod "$ko" dev="$dev" || rc=$?
 	summary=$(dmesg | grep -o 'kverbs_selftest: [0-9]* passed, [0-9]* failed' | tail -n 1)
