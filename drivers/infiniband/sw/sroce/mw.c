@@ -29,7 +29,8 @@ struct sroce_mw *sroce_mw_create(struct sroce_dev *sdev, struct ib_pd *pd,
 		ret = -ENOMEM;
 		goto err_count;
 	}
-	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
+	/* Only user space allocates windows (uverbs): charge it. */
+	mw = kzalloc(sizeof(*mw), sroce_obj_gfp(true));
 	if (!mw) {
 		ret = -ENOMEM;
 		goto err_count;
