@@ -31,6 +31,9 @@ PACKAGES=(
 	perftest rdmacm-utils
 	# UCX: ucx_perftest, and the headers and library of tests/guest/progs/ucp_verify
 	ucx-utils libucx0 libucx-dev
+	# Open MPI across two guests (guest2/mpi-wire): mpirun, mpicc, and
+	# the ssh daemon and client it launches the remote rank through
+	openmpi-bin libopenmpi-dev openssh-server openssh-client
 )
 
 installed() {

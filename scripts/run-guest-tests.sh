@@ -99,9 +99,10 @@ wanted() { [[ -z $pattern || $1 =~ $pattern ]]; }
 
 # Small C helpers the cases run in the guest; built here, on the host.
 # A program that needs more than libibverbs and librdmacm names the other
-# libraries in its header comment: " * Build libraries: -lfoo -lbar".
+# libraries in its header comment: " * Build libraries: -lfoo -lbar", and
+# one built by a compiler wrapper names it: " * Build compiler: mpicc".
 build_progs() {
-	local src out h fresh libs
+	local src out h fresh libs cc
 	mkdir -p "$REPO/build/guest/progs"
 	for src in "$REPO"/tests/guest/progs/*.c; do
 		[[ -e $src ]] || continue
@@ -113,9 +114,10 @@ build_progs() {
 		done
 		((fresh)) && continue
 		libs=$(sed -n 's/^ \* Build libraries: //p' "$src")
+		cc=$(sed -n 's/^ \* Build compiler: //p' "$src")
 		# Word splitting wanted: a list of -l options.
 		# shellcheck disable=SC2086
-		gcc -O2 -g -Wall -Wextra -o "$out" "$src" -libverbs -lrdmacm -lpthread \
+		"${cc:-gcc}" -O2 -g -Wall -Wextra -o "$out" "$src" -libverbs -lrdmacm -lpthread \
 			$libs || return 1
 	done
 }
@@ -181,8 +183,11 @@ for t in "$REPO"/tests/guest2/*.sh; do
 	dir=$results/guest2/$case
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	"$G/run-guest-pair" -t "$timeout" --env "SROCE_IMPL=$impl" "$dir" bash "$t" \
-		> "$dir/run.log" 2>&1 || true
+	# A case may ask for the UNIX socket wire (no delayed-ACK stalls, see
+	# run-guest-pair) with a "# Wire: unix" line in its header.
+	wire=$(sed -n 's/^# Wire: \([a-z]*\).*/\1/p' "$t")
+	"$G/run-guest-pair" -t "$timeout" --wire "${wire:-tcp}" --env "SROCE_IMPL=$impl" \
+		"$dir" bash "$t" > "$dir/run.log" 2>&1 || true
 	reason=
 	for role in A B; do
 		r=$(why "$dir/$role" "$(cat "$dir/$role.rc" 2>/dev/null || echo 125)")
