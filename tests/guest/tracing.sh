@@ -3,8 +3,8 @@
 #
 # The sroce tracepoints and drop reasons, seen through tracefs as perf
 # trace or trace-cmd would see them, on two devices across namespaces:
-#  - every event is there: sroce:sroce_{qp_state,retransmit,nak_sent,
-#    nak_rcvd,rnr_wait,retry_exceeded,drop};
+#  - every event is there: sroce:sroce_{qp_state,qp_error,wc_error,
+#    retransmit,nak_sent,nak_rcvd,rnr_wait,retry_exceeded,drop};
 #  - an RC pingpong over a veth that loses 5% both ways (netem) produces
 #    QP state changes, PSN sequence NAKs sent and received, retransmits
 #    caused by them and tail-loss probes;
@@ -23,7 +23,7 @@ rdma_pair 1500
 
 T=/sys/kernel/tracing
 [[ -e $T/trace ]] || mount -t tracefs nodev "$T" || fail "cannot mount tracefs"
-for ev in qp_state retransmit nak_sent nak_rcvd rnr_wait retry_exceeded drop; do
+for ev in qp_state qp_error wc_error retransmit nak_sent nak_rcvd rnr_wait retry_exceeded drop; do
 	[[ -d $T/events/sroce/sroce_$ev ]] || fail "no tracepoint sroce:sroce_$ev"
 done
 echo 0 > "$T/tracing_on"
@@ -66,7 +66,7 @@ echo 0 > "$T/tracing_on"
 cp "$T/trace" "$RESULTS/trace.txt"
 echo 0 > "$T/events/sroce/enable"
 echo 0 > "$T/events/skb/kfree_skb/enable"
-for ev in qp_state retransmit nak_sent nak_rcvd rnr_wait retry_exceeded drop; do
+for ev in qp_state qp_error wc_error retransmit nak_sent nak_rcvd rnr_wait retry_exceeded drop; do
 	log "sroce_$ev: $(grep -c "sroce_$ev:" "$RESULTS/trace.txt") events, e.g.:" \
 		"$(grep -m1 "sroce_$ev:" "$RESULTS/trace.txt" | sed 's/.*sroce_/sroce_/')"
 done
@@ -80,6 +80,9 @@ has "sroce_retransmit: sroce[01] qpn [0-9]+ from psn [0-9]+ cause seq_nak" "retr
 has "sroce_retransmit: sroce[01] qpn [0-9]+ from psn [0-9]+ cause tail_probe" "tail-loss probe"
 has "sroce_retransmit: sroce0 qpn $dead_qpn from psn [0-9]+ cause timeout" "timeout retransmit"
 has "sroce_retry_exceeded: sroce0 qpn $dead_qpn psn [0-9]+ transport retries exhausted" "retry exhausted"
+has "sroce_wc_error: sroce0 qpn $dead_qpn wr_id 0x[0-9a-f]+ opcode [0-9]+ status RETRY_EXC_ERR" \
+	"the completion in error"
+has "sroce_qp_error: sroce0 qpn $dead_qpn found by sroce_[a-z_]+\+0x" "where the QP error was found"
 has "sroce_rnr_wait: sroce0 qpn [0-9]+ psn [0-9]+ wait [0-9]+ us" "RNR wait"
 
 # The bad-ICRC drop, and the same skb in the kernel's own drop event.

@@ -114,6 +114,12 @@ void sroce_completer_retire(struct sroce_qp *qp)
 				.byte_len = st->length,
 			};
 
+			if (st->status != IB_WC_SUCCESS &&
+			    st->status != IB_WC_WR_FLUSH_ERR)
+				trace_sroce_wc_error(qp->ib_qp.device,
+						     qp->ib_qp.qp_num,
+						     wc.wr_id, wqe->wr.opcode,
+						     st->status);
 			if (sroce_cq_post(qp->scq, &wc, false)) {
 				sroce_qp_set_error(qp);
 				return;

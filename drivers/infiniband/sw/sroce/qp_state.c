@@ -213,9 +213,12 @@ void sroce_qp_set_error(struct sroce_qp *qp)
 {
 	lockdep_assert(lockdep_is_held(&qp->snd.lock) ||
 		       lockdep_is_held(&qp->rcv.lock));
-	if (qp->state != IB_QPS_ERR)
+	if (qp->state != IB_QPS_ERR) {
+		trace_sroce_qp_error(qp->ib_qp.device, qp->ib_qp.qp_num,
+				     _RET_IP_);
 		trace_sroce_qp_state(qp->ib_qp.device, qp->ib_qp.qp_num,
 				     qp->state, IB_QPS_ERR);
+	}
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	set_bit(SROCE_ENG_PENDING, &qp->snd.flags);
 	set_bit(SROCE_ENG_PENDING, &qp->rcv.flags);

@@ -50,12 +50,28 @@ enum sroce_retx_cause {
 	EM(SROCE_RETX_CAUSE_TIMEOUT, "timeout")		\
 	EMe(SROCE_RETX_CAUSE_RNR, "rnr")
 
+/* The statuses a work completion in error can carry here. */
+#define sroce_trace_wc_statuses				\
+	EM(IB_WC_LOC_LEN_ERR, "LOC_LEN_ERR")		\
+	EM(IB_WC_LOC_QP_OP_ERR, "LOC_QP_OP_ERR")	\
+	EM(IB_WC_LOC_PROT_ERR, "LOC_PROT_ERR")		\
+	EM(IB_WC_MW_BIND_ERR, "MW_BIND_ERR")		\
+	EM(IB_WC_BAD_RESP_ERR, "BAD_RESP_ERR")		\
+	EM(IB_WC_LOC_ACCESS_ERR, "LOC_ACCESS_ERR")	\
+	EM(IB_WC_REM_INV_REQ_ERR, "REM_INV_REQ_ERR")	\
+	EM(IB_WC_REM_ACCESS_ERR, "REM_ACCESS_ERR")	\
+	EM(IB_WC_REM_OP_ERR, "REM_OP_ERR")		\
+	EM(IB_WC_RETRY_EXC_ERR, "RETRY_EXC_ERR")	\
+	EM(IB_WC_RNR_RETRY_EXC_ERR, "RNR_RETRY_EXC_ERR")	\
+	EMe(IB_WC_REM_INV_RD_REQ_ERR, "REM_INV_RD_REQ_ERR")
+
 #undef EM
 #undef EMe
 #define EM(a, b)	TRACE_DEFINE_ENUM(a);
 #define EMe(a, b)	TRACE_DEFINE_ENUM(a);
 sroce_trace_qp_states
 sroce_trace_retx_causes
+sroce_trace_wc_statuses
 SROCE_DROP_REASONS
 #undef EM
 #undef EMe
@@ -81,6 +97,52 @@ TRACE_EVENT(sroce_qp_state,
 	TP_printk("%s qpn %u %s -> %s", __get_str(dev), __entry->qpn,
 		  __print_symbolic(__entry->from, sroce_trace_qp_states),
 		  __print_symbolic(__entry->to, sroce_trace_qp_states))
+);
+
+/*
+ * Why a QP went to ERR: the function that found the error (a consumer
+ * sees only the flushes that follow), and the work completion in error
+ * it delivered, if any.
+ */
+TRACE_EVENT(sroce_qp_error,
+	TP_PROTO(const struct ib_device *dev, u32 qpn, unsigned long caller),
+	TP_ARGS(dev, qpn, caller),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&dev->dev))
+		__field(u32, qpn)
+		__field(unsigned long, caller)
+	),
+	TP_fast_assign(
+		sroce_assign_str(dev, dev_name(&dev->dev));
+		__entry->qpn = qpn;
+		__entry->caller = caller;
+	),
+	TP_printk("%s qpn %u found by %pS", __get_str(dev), __entry->qpn,
+		  (void *)__entry->caller)
+);
+
+/* @opcode: the work request's (enum ib_wr_opcode), as posted. */
+TRACE_EVENT(sroce_wc_error,
+	TP_PROTO(const struct ib_device *dev, u32 qpn, u64 wr_id, int opcode,
+		 int status),
+	TP_ARGS(dev, qpn, wr_id, opcode, status),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&dev->dev))
+		__field(u32, qpn)
+		__field(u64, wr_id)
+		__field(int, opcode)
+		__field(int, status)
+	),
+	TP_fast_assign(
+		sroce_assign_str(dev, dev_name(&dev->dev));
+		__entry->qpn = qpn;
+		__entry->wr_id = wr_id;
+		__entry->opcode = opcode;
+		__entry->status = status;
+	),
+	TP_printk("%s qpn %u wr_id %#llx opcode %d status %s", __get_str(dev),
+		  __entry->qpn, __entry->wr_id, __entry->opcode,
+		  __print_symbolic(__entry->status, sroce_trace_wc_statuses))
 );
 
 /* With the QP's round-trip estimate, which decides when probes go. */
