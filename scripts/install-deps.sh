@@ -31,6 +31,8 @@ PACKAGES=(
 	perftest rdmacm-utils
 	# UCX: ucx_perftest, and the headers and library of tests/guest/progs/ucp_verify
 	ucx-utils libucx0 libucx-dev
+	# NFS over RDMA (guest2/nfs-rdma): rpc.mountd, exportfs, rpcbind, mount.nfs4
+	nfs-kernel-server nfs-common rpcbind
 )
 
 installed() {
