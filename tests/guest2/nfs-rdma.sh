@@ -53,7 +53,6 @@ nfs_state() {
 	ps -eo pid,stat,wchan:32,comm | awk '$2 ~ /D/' || true
 	dmesg | grep -iE 'nfs|rpcrdma|svcrdma' | tail -n 20
 }
-on_failure() { nfs_state; }
 FAIL_REPORT=nfs_state
 
 wire_rdma_dev
@@ -109,9 +108,7 @@ mount_xprt() {
 
 connect_count() {
 	local x
-	# Our fields only: words, nothing to glob.
-	# shellcheck disable=SC2206
-	x=($(mount_xprt))
+	read -ra x <<<"$(mount_xprt)"
 	echo "${x[3]}"
 }
 

@@ -170,6 +170,16 @@ static struct ctl recv_ctl(const char *tag)
 	return c;
 }
 
+/* @tag one way and back, the initiator first. */
+static void handshake(bool initiator, const char *tag)
+{
+	if (initiator)
+		send_ctl(tag, 0, 0);
+	recv_ctl(tag);
+	if (!initiator)
+		send_ctl(tag, 0, 0);
+}
+
 /* Echo of every size: A from the initiator, B back. */
 static void echo(bool initiator, uint8_t *buf)
 {
@@ -383,24 +393,12 @@ int main(int argc, char **argv)
 	data = malloc(MAX_MSG);
 	CHECK(data, "malloc");
 	/* The responder is bound before the initiator starts (the case). */
-	if (initiator) {
-		send_ctl("hello", 0, 0);
-		recv_ctl("hello");
-	} else {
-		recv_ctl("hello");
-		send_ctl("hello", 0, 0);
-	}
+	handshake(initiator, "hello");
 	echo(initiator, data);
 	rdma(initiator);
 	ib_connection(me.sin_addr);
 	/* Both have checked everything before either closes. */
-	if (initiator) {
-		send_ctl("bye", 0, 0);
-		recv_ctl("bye");
-	} else {
-		recv_ctl("bye");
-		send_ctl("bye", 0, 0);
-	}
+	handshake(initiator, "bye");
 	close(fd);
 	free(data);
 	printf("rds_verify all ok\n");
