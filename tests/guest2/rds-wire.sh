@@ -13,7 +13,10 @@
 # addresses. Each device must have received at least one packet per KiB
 # (the path MTU) of the data sent to its guest.
 #
-# rdma_rxe: the same on both ends passes.
+# rdma_rxe: the same on both ends passes. On either driver a bare
+# RDS_GET_MR fails with EOPNOTSUPP: rds_rdma registers with FRWR, which
+# needs a connection's QP, so rds_verify maps the region with the message
+# that announces it.
 #
 # Run by scripts/guest/run-guest-pair with the role (A or B) as argument.
 . "$(dirname "$0")/../guest/lib.sh"
