@@ -34,6 +34,8 @@ PACKAGES=(
 	# Open MPI across two guests (guest2/mpi-wire): mpirun, mpicc, and
 	# the ssh daemon and client it launches the remote rank through
 	openmpi-bin libopenmpi-dev openssh-server openssh-client
+	# NFS over RDMA (guest2/nfs-rdma): rpc.mountd, exportfs, rpcbind, mount.nfs4
+	nfs-kernel-server nfs-common rpcbind
 )
 
 installed() {

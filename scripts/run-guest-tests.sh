@@ -143,7 +143,7 @@ fi
 for t in "$REPO"/tests/guest/*.sh; do
 	[[ -e $t ]] || continue
 	case=$(basename "$t" .sh)
-	[[ $case == lib ]] && continue
+	[[ $case == lib || $case == lib-* ]] && continue	# sourced helpers
 	wanted "guest/$case" || continue
 	name=guest/$case$tag
 	dir=$results/guest/$case

@@ -551,6 +551,15 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 			st->done = true;
 			break;
 		}
+		/*
+		 * A retransmission walks again over local operations that
+		 * follow the packets it resends: they took effect once
+		 * (a second REG_MR would find its MR valid and fail).
+		 */
+		if (st->done && sroce_wr_is_local(wqe->wr.opcode)) {
+			req->idx = sroce_queue_next(&qp->sq, req->idx);
+			continue;
+		}
 		if (!sroce_req_may_send(qp, wqe, st))
 			break;
 		ret = sroce_req_step(qp, wqe, st);
