@@ -25,7 +25,7 @@ RUNS=${BENCH_MPI_RUNS:-5}
 
 in_guest() {
 	. "$REPO/tests/guest/lib.sh"
-	. "$REPO/tests/guest/mpi_lib.sh"
+	. "$REPO/tests/guest/lib-mpi.sh"
 	[[ ${1:-} == "$ROLE" ]] || fail "role argument '${1:-}' does not match ROLE=$ROLE"
 	wire_rdma_dev
 	wire_meet

@@ -26,7 +26,7 @@
 # Run by scripts/guest/run-guest-pair with the role (A or B) as argument.
 # Wire: unix (mpirun's own start-up traffic is many small TCP exchanges)
 . "$(dirname "$0")/../guest/lib.sh"
-. "$(dirname "$0")/../guest/mpi_lib.sh"
+. "$(dirname "$0")/../guest/lib-mpi.sh"
 
 [[ ${1:-} == "$ROLE" ]] || fail "role argument '${1:-}' does not match ROLE=$ROLE"
 wire_rdma_dev
