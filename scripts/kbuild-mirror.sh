@@ -20,6 +20,12 @@ for d in drivers/infiniband/sw/sroce include/sroce; do
 	for f in "$top/$d"/Kbuild "$top/$d"/*.[ch]; do
 		[[ -e $f ]] || continue
 		l=$out/$d/$(basename "$f")
+		# modpost's output, not a source: through a link, the other
+		# kernel's modpost would write the tree's and spoil its module.
+		if [[ $f == *.mod.c ]]; then
+			[[ -L $l ]] && rm -f "$l"
+			continue
+		fi
 		[[ $(readlink "$l" 2>/dev/null) == "$f" ]] || ln -sfn "$f" "$l"
 	done
 	# Dangling links: sources removed or renamed since the last build.
