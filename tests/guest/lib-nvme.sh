@@ -53,10 +53,10 @@ target_down() {
 	rm -f "$BACKING"
 }
 
-# backing_sum: checksum of the first $NVME_DATA bytes the target stored.
-backing_sum() {
+# backing_data: the first $NVME_DATA bytes the target stored.
+backing_data() {
 	sync
-	head -c "$NVME_DATA" "$BACKING" | sha256sum | awk '{ print $1 }'
+	head -c "$NVME_DATA" "$BACKING"
 }
 
 # nvme_ctrl: the sysfs directory of the host's controller of $NQN.

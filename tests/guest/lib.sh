@@ -281,6 +281,24 @@ wait_peer() {
 	wait_until "${2:-60}" "peer $PEER_ROLE to reach '$1'" peer_reached "$1"
 }
 
+# What one guest stored, checked by the other against what it wrote:
+# sum_serve NAME SECS CMD... waits up to SECS for the peer's sum_check
+# NAME and answers with the SHA-256 of CMD's output; sum_check NAME FILE
+# WHAT asks and asserts that the answer is FILE's SHA-256.
+sum_serve() {
+	local name=$1 secs=$2
+	shift 2
+	wait_peer "sum-$name" "$secs"
+	"$@" | sha256sum | cut -d' ' -f1 >"$SHARED/sumval-$name"
+	signal "summed-$name"
+}
+
+sum_check() {
+	signal "sum-$1"
+	wait_peer "summed-$1" 120
+	assert_eq "$(<"$SHARED/sumval-$1")" "$(sha256sum <"$2" | cut -d' ' -f1)" "$3"
+}
+
 # setup_wire: address eth0 and bring it up.
 setup_wire() {
 	ip addr add "$MY_IP/24" dev eth0

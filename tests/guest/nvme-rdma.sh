@@ -32,7 +32,7 @@ nvme_round() {
 	fi
 	io_round "$name"
 	# What the target stored is what was written (not just a cache echo).
-	assert_eq "$(backing_sum)" "$(sha256sum <"$PATTERN" | awk '{ print $1 }')" \
+	assert_eq "$(backing_data | sha256sum)" "$(sha256sum <"$PATTERN")" \
 		"$name: the backing file"
 	host_disconnect
 	target_down

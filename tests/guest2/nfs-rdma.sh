@@ -127,27 +127,11 @@ read_back() {
 	cmp "$SRC" "$BACK" || fail "$1: $2 differs from what was written"
 }
 
-# server_sum NAME FILE SUM: the server's checksum of FILE is SUM.
-server_sum() {
-	echo "$2" >"$SHARED/sum-request"
-	signal "sum-$1"
-	wait_peer "summed-$1" 120
-	assert_eq "$(<"$SHARED/sum-$1")" "$3" "$1: checksum of $2 on the server"
-}
-
-serve_sum() {		# NAME: answers one server_sum
-	local f
-	wait_peer "sum-$1" "${2:-300}"
-	f=$(<"$SHARED/sum-request")
-	sha256sum "$EXPORT/$f" | awk '{ print $1 }' >"$SHARED/sum-$1"
-	signal "summed-$1"
-}
-
 if [[ $ROLE == A ]]; then
 	server_up
 	signal exported
 
-	serve_sum written
+	sum_serve written 300 cat "$EXPORT/data"
 	# Fault: the link goes while B is mounted and idle.
 	wait_peer fault-ready 300
 	t0=$SECONDS
@@ -159,7 +143,7 @@ if [[ $ROLE == A ]]; then
 	wait_roce_gid 30 "$dev" "$MY_IP" >/dev/null || fail "no RoCE v2 GID for $MY_IP after link add"
 	log "link $dev back"
 	signal link-up
-	serve_sum recovered
+	sum_serve recovered 300 cat "$EXPORT/after"
 
 	wait_peer unmounted 300
 	server_down
@@ -170,7 +154,6 @@ fi
 run_timeout 60 modprobe -a nfsv4 rpcrdma || fail "modprobe nfsv4 rpcrdma"
 mkdir -p "$MNT"
 head -c $((SIZE_MB << 20)) /dev/urandom >"$SRC"
-sum=$(sha256sum "$SRC" | awk '{ print $1 }')
 wait_peer exported 120
 client_mount
 xprt=$(mount_xprt)
@@ -186,7 +169,7 @@ run_timeout 120 dd if="$SRC" of="$MNT/data" bs=1M conv=fsync status=none ||
 tx=$(($(port_counter "$dev" "$TX_CTR") - tx0))
 ((tx >= pkts)) || fail "write: $dev sent $tx packets for $SIZE_MB MiB, fewer than $pkts"
 log "write: $SIZE_MB MiB in $((SECONDS - t0))s, $tx packets sent"
-server_sum written data "$sum"
+sum_check written "$SRC" "written: checksum of data on the server"
 
 t0=$SECONDS
 rx0=$(port_counter "$dev" "$RX_CTR")
@@ -230,7 +213,7 @@ assert_match "$(mount_xprt)" "^rdma " "transport of the mount after recovery"
 head -c $((4 << 20)) /dev/urandom >"$SRC"
 run_timeout 120 dd if="$SRC" of="$MNT/after" bs=1M conv=fsync status=none ||
 	fail "write after recovery"
-server_sum recovered after "$(sha256sum "$SRC" | awk '{ print $1 }')"
+sum_check recovered "$SRC" "recovered: checksum of after on the server"
 read_back after-recovery "$MNT/after"
 
 run_timeout 60 umount "$MNT" || fail "final umount"

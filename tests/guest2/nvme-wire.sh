@@ -34,26 +34,11 @@ FAIL_REPORT=nvme_state
 nvme_modules
 wire_meet
 
-# The target answers "sum-NAME" requests with its backing file's checksum.
-serve_sum() {		# NAME
-	wait_peer "sum-$1" 240
-	backing_sum >"$SHARED/sum-$1"
-	signal "summed-$1"
-}
-
-# target_sum NAME: the target stored what B wrote ($PATTERN).
-target_sum() {
-	signal "sum-$1"
-	wait_peer "summed-$1" 120
-	assert_eq "$(<"$SHARED/sum-$1")" "$(sha256sum <"$PATTERN" | awk '{ print $1 }')" \
-		"$1: the target's backing file"
-}
-
 if [[ $ROLE == A ]]; then
 	run_timeout 60 modprobe nvmet-rdma || fail "modprobe nvmet-rdma"
 	target_up 0.0.0.0 ipv4
 	signal target-up
-	serve_sum first
+	sum_serve first 240 backing_data
 	wait_peer writing 240
 	link_del "$dev"
 	log "link $dev deleted during B's writes"
@@ -63,7 +48,7 @@ if [[ $ROLE == A ]]; then
 	wait_roce_gid 30 "$dev" "$MY_IP" >/dev/null || fail "no RoCE v2 GID for $MY_IP after link add"
 	log "link $dev back"
 	signal link-up
-	serve_sum recovered
+	sum_serve recovered 240 backing_data
 	wait_peer disconnected 240
 	target_down
 	run_timeout 60 rmmod nvmet-rdma || fail "rmmod nvmet-rdma"
@@ -78,7 +63,7 @@ wait_peer target-up 120
 host_connect "$PEER_IP" reconnect_delay=2,fast_io_fail_tmo=5
 assert_eq "$(ctrl_state)" live "controller state"
 io_round first
-target_sum first
+sum_check first "$PATTERN" "first: the target's backing file"
 
 # --- fault: the target's link deleted under a writer ----------------------------
 nvme=$(nvme_dev)
@@ -109,7 +94,7 @@ log "controller live again $((SECONDS - t1))s after the first attempt"
 wait_until 60 "the namespace" nvme_dev_ready
 io_stream recovered
 log "recovered: $((NVME_DATA >> 20)) MiB written and read back"
-target_sum recovered
+sum_check recovered "$PATTERN" "recovered: the target's backing file"
 
 host_disconnect
 signal disconnected

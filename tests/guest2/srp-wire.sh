@@ -174,9 +174,7 @@ if [[ $ROLE == A ]]; then
 	target_up
 	cat /sys/module/ib_srpt/parameters/srpt_service_guid >"$SHARED/A.service_guid"
 	signal target
-	wait_peer written 240
-	sha256sum <(head -c 16M "$BACKING") | cut -d' ' -f1 >"$SHARED/A.sha256"
-	signal stored
+	sum_serve written 240 head -c 16M "$BACKING"
 
 	# 3. The link goes while B's I/O runs, then comes back.
 	wait_peer io-running 240
@@ -211,10 +209,7 @@ else
 	run_timeout 120 dd if="$PATTERN" of="$disk" bs=1M oflag=direct status=none ||
 		fail "write"
 	check_data "read back"
-	signal written
-	wait_peer stored 60
-	assert_eq "$(<"$SHARED/A.sha256")" "$(sha256sum <"$PATTERN" | cut -d' ' -f1)" \
-		"the target's backing file"
+	sum_check written "$PATTERN" "the target's backing file"
 	log "16 MiB written, read back, stored on the target"
 
 	# 2. Log out and in again.
