@@ -34,6 +34,9 @@ PACKAGES=(
 	# Open MPI across two guests (guest2/mpi-wire): mpirun, mpicc, and
 	# the ssh daemon and client it launches the remote rank through
 	openmpi-bin libopenmpi-dev openssh-server openssh-client
+	# iSER (guest2/iser-wire): LIO through targetcli (it needs a system bus),
+	# the open-iscsi initiator
+	targetcli-fb dbus open-iscsi
 	# NFS over RDMA (guest2/nfs-rdma): rpc.mountd, exportfs, rpcbind, mount.nfs4
 	nfs-kernel-server nfs-common rpcbind
 )
