@@ -103,7 +103,7 @@ static bool sroce_engine_may_run(struct sroce_qp *qp, struct sroce_engine *e)
 		sroce_drop_queue(qp->ib_qp.device, qp->ib_qp.qp_num, &e->rx,
 				 SROCE_DROP_QP_STATE);
 		if (e == &qp->snd)
-			sroce_completer_flush(qp);
+			sroce_swin_flush(qp);
 		else
 			sroce_responder_flush(qp);
 		return false;

@@ -24,9 +24,10 @@
  * Locking:
  *  - lock (mutex) serialises the verbs that change the QP (modify,
  *    destroy) and protects attr and av against concurrent verbs.
- *  - snd.lock protects req, the SQ's kernel-side indices and shadow, and
- *    the timers; rcv.lock protects resp and the RQ's kernel-side
- *    indices. Both are BH spinlocks.
+ *  - snd.lock protects req, the send window (the SQ's kernel-side
+ *    indices and shadow, send_window.h) and the timers; rcv.lock
+ *    protects resp and the RQ's kernel-side indices. Both are BH
+ *    spinlocks.
  *  - state, attr, av and mtu change under both (sroce_engine_lock(),
  *    snd first), so either one is enough to read them - except that
  *    either engine may move state to ERR holding only its own lock
@@ -55,34 +56,16 @@
 #include "av.h"
 #include "queue.h"
 #include "drop.h"
+#include "send_window.h"
 
 struct sroce_cq;
 struct sroce_packet_info;
 
 /*
- * What the kernel keeps about a send WQE once the requester has copied it
- * out of the (untrusted) ring; one per SQ slot, indexed like the ring.
+ * The requester's and completer's own state besides the send window
+ * (send_window.h): retry budgets, RNR wait, timers and the RTT estimate.
  */
-struct sroce_send_state {
-	u32 first_psn;
-	u32 last_psn;		/* of the last request packet or response */
-	u32 length;		/* message length, from the SGEs */
-	u32 done_bytes;		/* reads: response bytes placed so far */
-	u8 status;		/* enum ib_wc_status when done */
-	bool done;		/* nothing more expected: may complete */
-	bool rd_atomic;		/* read or atomic: needs a response */
-};
-
-/* Requester position; see requester.c. */
 struct sroce_req {
-	u32 idx;		/* SQ slot being sent */
-	u32 fetch_idx;		/* next slot to copy out of the ring */
-	u32 offset;		/* bytes of slot idx already sent/requested */
-	u32 psn;		/* PSN of the next packet */
-	u32 next_psn;		/* first PSN of the next fetched WQE */
-	u32 sent_end;		/* one past the newest PSN ever sent */
-	u32 acked_psn;		/* one past the newest acknowledged PSN */
-	u32 rd_atomic;		/* reads/atomics started and not complete */
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;		/* paused by an RNR NAK until rnr_timer */
@@ -206,9 +189,7 @@ struct sroce_qp {
 	u32 mtu;		/* path MTU in bytes */
 
 	struct sroce_queue sq;
-	void *sq_shadow;	/* kernel copies of started WQEs, by slot */
-	struct sroce_send_state *sq_state;
-	u32 sq_slot_size;
+	struct sroce_send_window swin;	/* send_window.h */
 	u32 sq_max_sge;
 	u32 sq_max_inline;
 	bool sig_all;
@@ -269,19 +250,6 @@ bool sroce_qp_op_allowed(const struct sroce_qp *qp, u32 op);
 /* Opcodes whose message bytes come from the WQE (SGEs or inline data). */
 bool sroce_wr_carries_data(u32 op);
 
-/* The requester's kernel copy of the WQE in SQ slot @idx, and its state. */
-static inline void *sroce_sq_shadow(struct sroce_qp *qp, u32 idx)
-{
-	return (u8 *)qp->sq_shadow +
-	       (size_t)(idx & qp->sq.index_mask) * qp->sq_slot_size;
-}
-
-static inline struct sroce_send_state *sroce_sq_state(struct sroce_qp *qp,
-						      u32 idx)
-{
-	return &qp->sq_state[idx & qp->sq.index_mask];
-}
-
 /* Referenced QP for @qpn, or NULL. Any context. */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
@@ -333,7 +301,6 @@ static inline struct sroce_packet_info *sroce_skb_info(struct sk_buff *skb)
 /* requester.c (send engine) */
 void sroce_requester_reset(struct sroce_qp *qp);
 bool sroce_requester_run(struct sroce_qp *qp, int *budget);
-void sroce_requester_seek(struct sroce_qp *qp, u32 psn);
 void sroce_requester_discard(struct sroce_qp *qp);
 int sroce_send_packet(struct sroce_qp *qp, struct sk_buff *skb);
 
@@ -342,7 +309,6 @@ enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,
 					    struct sk_buff *skb);
 void sroce_completer_timeout(struct sroce_qp *qp);
 void sroce_completer_retire(struct sroce_qp *qp);
-void sroce_completer_flush(struct sroce_qp *qp);
 
 /* responder.c (receive engine) */
 void sroce_responder_reset(struct sroce_qp *qp);

@@ -2,15 +2,11 @@
 /*
  * Requester: turns send WQEs into request packets (engine context).
  *
- * The send ring is user memory. When the requester first reaches a WQE it
- * copies the whole slot into the QP's shadow ring and never reads the
- * user's slot again: the copy is what it validates, sends, and resends on
- * a retry. Each WQE is given its PSN range when it is copied, so a
- * retransmission can start again at any PSN (sroce_requester_seek()).
- *
- * Position: req.idx/req.offset/req.psn name the next packet to send. The
- * WQEs between the ring's consumer index and req.idx have been sent and
- * wait for their acknowledgement (RC) or their turn to complete.
+ * The send window (send_window.h) copies each WQE out of the user's ring
+ * into the QP's shadow ring when the requester first reaches it; the copy
+ * is what the requester validates, sends, and resends on a retry. The
+ * requester gives it its PSN range then, so a retransmission can start
+ * again at any PSN, and sends from the window's position.
  *
  * RC flow control: at most SROCE_MAX_INFLIGHT packets beyond the newest
  * acknowledged PSN, at most max_rd_atomic reads/atomics outstanding, and a
@@ -124,71 +120,19 @@ static enum ib_wc_status sroce_req_check(const struct sroce_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-/*
- * Copies one posted slot into its shadow: the fixed part, then only as
- * much of the SGE or inline area as the copied fixed part says is in use
- * (a slot is sized for the QP's largest WQE, usually far larger). The
- * area is clamped to the slot; a WQE whose counts exceed it fails
- * sroce_req_check(), so the shadow's stale rest is never read.
- */
-static void sroce_req_copy_slot(struct sroce_qp *qp,
-				struct rxe_send_wqe *wqe, const void *slot)
-{
-	u32 room = qp->sq_slot_size - sizeof(*wqe);
-	u32 used;
-
-	memcpy(wqe, slot, sizeof(*wqe));
-	if ((wqe->wr.send_flags & IB_SEND_INLINE) ||
-	    wqe->wr.opcode == SROCE_WR_ATOMIC_WRITE)
-		used = max_t(u32, wqe->dma.length, sizeof(u64));
-	else
-		used = min_t(u32, wqe->dma.num_sge,
-			     room / sizeof(struct rxe_sge)) *
-		       sizeof(struct rxe_sge);
-	memcpy(wqe + 1, slot + sizeof(*wqe), min(used, room));
-}
-
-/*
- * The producer index, read from user memory, must stay ahead of what the
- * requester has already copied: fetched WQEs occupy the slots from the
- * consumer index up to fetch_idx. A producer that moved backwards, or ran
- * more than the ring's size ahead of the consumer (which looks the same
- * once masked), would send the requester round the ring over WQEs still
- * in flight. The QP is refused instead: ERR and a fatal event, so the
- * process learns that it broke the ring, and the flush completes what was
- * fetched.
- */
-static bool sroce_req_overrun(struct sroce_qp *qp, u32 prod)
-{
-	u32 cons = sroce_queue_consumer_index(&qp->sq);
-	u32 mask = qp->sq.index_mask;
-
-	if (((qp->req.fetch_idx - cons) & mask) < ((prod - cons) & mask))
-		return false;
-	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_SQ_OVERRUN);
-	sroce_qp_set_error(qp);
-	sroce_qp_event(qp, IB_EVENT_QP_FATAL);
-	return true;
-}
-
-/* Copies the next posted WQE into the shadow ring; NULL if none. */
+/* Fetches the next posted WQE into the send window; NULL if none. */
 static struct sroce_send_state *sroce_req_fetch(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->req;
-	u32 idx = req->fetch_idx;
-	u32 prod = sroce_queue_producer_index(&qp->sq);
 	struct sroce_send_state *st;
 	struct rxe_send_wqe *wqe;
 	u32 npkts;
 
 	/* SQD: what was started finishes, nothing new starts. */
-	if (qp->state != IB_QPS_RTS || idx == prod ||
-	    sroce_req_overrun(qp, prod))
+	if (qp->state != IB_QPS_RTS)
 		return NULL;
-	wqe = sroce_sq_shadow(qp, idx);
-	sroce_req_copy_slot(qp, wqe, sroce_queue_addr(&qp->sq, idx));
-	st = sroce_sq_state(qp, idx);
-	memset(st, 0, sizeof(*st));
+	wqe = sroce_swin_fetch(qp, &st);
+	if (!wqe)
+		return NULL;
 	st->status = sroce_req_check(qp, wqe, &st->length);
 	st->rd_atomic = wqe->wr.opcode == IB_WR_RDMA_READ ||
 			sroce_wr_is_atomic(wqe->wr.opcode);
@@ -200,10 +144,7 @@ static struct sroce_send_state *sroce_req_fetch(struct sroce_qp *qp)
 		npkts = 1;
 	else
 		npkts = max_t(u32, 1, DIV_ROUND_UP(st->length, qp->mtu));
-	st->first_psn = req->next_psn;
-	st->last_psn = sroce_psn_sub(sroce_psn_add(st->first_psn, npkts), 1);
-	req->next_psn = sroce_psn_add(req->next_psn, npkts);
-	req->fetch_idx = sroce_queue_next(&qp->sq, idx);
+	sroce_swin_admit(qp, st, npkts);
 	return st;
 }
 
@@ -290,7 +231,7 @@ static int sroce_req_send_ud(struct sroce_qp *qp,
 		.qkey = wqe->wr.wr.ud.remote_qkey,
 		.src_qpn = qp->ib_qp.qp_num,
 		.imm = wqe->wr.ex.imm_data,
-		.psn = qp->req.psn,
+		.psn = qp->swin.psn,
 	};
 	enum ib_wc_status status;
 	struct sroce_av av;
@@ -334,14 +275,14 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 			       struct sroce_send_state *st, bool *last)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
-	struct sroce_req *req = &qp->req;
+	const struct sroce_send_window *w = &qp->swin;
 	u32 op = wqe->wr.opcode;
-	u32 payload = min(st->length - req->offset, qp->mtu);
-	bool first = req->offset == 0;
+	u32 payload = min(st->length - w->offset, qp->mtu);
+	bool first = w->offset == 0;
 	struct sroce_hdr_fields f = {
 		.pkey = SROCE_DEFAULT_PKEY,
 		.dest_qpn = qp->attr.dest_qp_num,
-		.psn = req->psn,
+		.psn = w->psn,
 		.va = wqe->wr.wr.rdma.remote_addr,
 		.rkey = wqe->wr.wr.rdma.rkey,
 		.dma_len = st->length,
@@ -351,16 +292,16 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 	enum ib_wc_status status;
 	struct sk_buff *skb;
 
-	*last = req->offset + payload == st->length;
+	*last = w->offset + payload == st->length;
 	f.opcode = sroce_req_opcode(qp, op, first, *last);
 	f.se = *last && (wqe->wr.send_flags & IB_SEND_SOLICITED);
 	f.ackreq = sroce_qp_is_rc(qp) &&
-		   (*last || !(req->psn % SROCE_ACKREQ_EVERY));
+		   (*last || !(w->psn % SROCE_ACKREQ_EVERY));
 
 	skb = sroce_tx_build(sdev, &qp->av, &f, payload);
 	if (!skb)
 		return SROCE_REQ_NOMEM;
-	status = sroce_req_gather(qp, wqe, req->offset, skb, payload);
+	status = sroce_req_gather(qp, wqe, w->offset, skb, payload);
 	if (status != IB_WC_SUCCESS) {
 		sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num, skb,
 			       SROCE_DROP_TX_ABORTED);
@@ -369,8 +310,7 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 	if (f.ackreq)
 		sroce_rtt_sent(qp, f.psn);
 	sroce_send_packet(qp, skb);
-	req->offset += payload;
-	req->psn = sroce_psn_add(req->psn, 1);
+	sroce_swin_sent(qp, 1, payload);
 	return IB_WC_SUCCESS;
 }
 
@@ -388,21 +328,21 @@ static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
 				    struct sroce_send_state *st, bool *last)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
-	struct sroce_req *req = &qp->req;
+	const struct sroce_send_window *w = &qp->swin;
 	u32 op = wqe->wr.opcode;
 	struct sroce_hdr_fields f = {
 		.pkey = SROCE_DEFAULT_PKEY,
 		.dest_qpn = qp->attr.dest_qp_num,
-		.psn = req->psn,
+		.psn = w->psn,
 		.ackreq = true,
 	};
 	struct sk_buff *skb;
 
 	if (op == IB_WR_RDMA_READ) {
 		f.opcode = SROCE_OP_RC_RDMA_READ_REQUEST;
-		f.va = wqe->wr.wr.rdma.remote_addr + req->offset;
+		f.va = wqe->wr.wr.rdma.remote_addr + w->offset;
 		f.rkey = wqe->wr.wr.rdma.rkey;
-		f.dma_len = min(st->length - req->offset,
+		f.dma_len = min(st->length - w->offset,
 				SROCE_MAX_INFLIGHT * qp->mtu);
 	} else {
 		f.opcode = op == IB_WR_ATOMIC_CMP_AND_SWP ?
@@ -419,29 +359,22 @@ static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
 		return SROCE_REQ_NOMEM;
 	sroce_rtt_sent(qp, f.psn);
 	sroce_send_packet(qp, skb);
-	if (op == IB_WR_RDMA_READ) {
-		req->offset += f.dma_len;
-		req->psn = sroce_psn_add(req->psn, max_t(u32, 1,
-				DIV_ROUND_UP(f.dma_len, qp->mtu)));
-	} else {
-		req->offset = st->length;
-		req->psn = sroce_psn_add(req->psn, 1);
-	}
-	*last = req->offset == st->length;
+	if (op == IB_WR_RDMA_READ)
+		sroce_swin_sent(qp, max_t(u32, 1,
+					  DIV_ROUND_UP(f.dma_len, qp->mtu)),
+				f.dma_len);
+	else
+		sroce_swin_sent(qp, 1, st->length - w->offset);
+	*last = w->offset == st->length;
 	return IB_WC_SUCCESS;
 }
 
 static void sroce_req_advance(struct sroce_qp *qp, struct sroce_send_state *st)
 {
-	struct sroce_req *req = &qp->req;
-
-	if (st->rd_atomic)
-		req->rd_atomic++;
-	req->idx = sroce_queue_next(&qp->sq, req->idx);
-	req->offset = 0;
+	sroce_swin_pass(qp, st);
 	/* Unreliable transports and local operations are done once sent. */
 	if (!sroce_qp_is_rc(qp) || st->first_psn == sroce_psn_add(st->last_psn, 1))
-		st->done = true;
+		sroce_swin_finish(st, IB_WC_SUCCESS);
 }
 
 /* Sends the next packet (or performs a local operation). */
@@ -481,7 +414,7 @@ static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 		if (sroce_qp_is_ud(qp)) {
 			ret = sroce_req_send_ud(qp, wqe, st);
 			if (ret == IB_WC_SUCCESS)
-				qp->req.psn = sroce_psn_add(qp->req.psn, 1);
+				sroce_swin_sent(qp, 1, 0);
 		} else {
 			ret = sroce_req_send_data(qp, wqe, st, &last);
 		}
@@ -489,8 +422,6 @@ static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 	}
 	if (ret != IB_WC_SUCCESS)
 		return ret;
-	if (sroce_psn_after(qp->req.psn, qp->req.sent_end))
-		qp->req.sent_end = qp->req.psn;
 	if (sroce_qp_is_rc(qp) && !qp->req.retry_on)
 		sroce_retx_arm(qp);
 	if (last)
@@ -503,19 +434,19 @@ static bool sroce_req_may_send(struct sroce_qp *qp,
 			       const struct rxe_send_wqe *wqe,
 			       const struct sroce_send_state *st)
 {
-	struct sroce_req *req = &qp->req;
+	const struct sroce_send_window *w = &qp->swin;
 
 	if (!sroce_qp_is_rc(qp))
 		return true;
-	if (sroce_psn_diff(req->psn, req->acked_psn) >= SROCE_MAX_INFLIGHT)
+	if (sroce_psn_diff(w->psn, w->acked_psn) >= SROCE_MAX_INFLIGHT)
 		return false;
 	/* The next chunk of a read once the last one has arrived. */
-	if (req->offset)
-		return !st->rd_atomic || st->done_bytes == req->offset;
-	if ((wqe->wr.send_flags & IB_SEND_FENCE) && req->rd_atomic)
+	if (w->offset)
+		return !st->rd_atomic || st->done_bytes == w->offset;
+	if ((wqe->wr.send_flags & IB_SEND_FENCE) && w->rd_atomic)
 		return false;
 	if (st->rd_atomic &&
-	    req->rd_atomic >= max_t(u32, 1, qp->attr.max_rd_atomic))
+	    w->rd_atomic >= max_t(u32, 1, qp->attr.max_rd_atomic))
 		return false;
 	return true;
 }
@@ -526,11 +457,11 @@ static bool sroce_req_may_send(struct sroce_qp *qp,
  */
 bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 {
-	struct sroce_req *req = &qp->req;
+	const struct sroce_send_window *w = &qp->swin;
 	bool more = false;
 
 	if ((qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) ||
-	    req->rnr_wait)
+	    qp->req.rnr_wait)
 		return false;
 
 	for (;;) {
@@ -538,17 +469,17 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 		struct rxe_send_wqe *wqe;
 		int ret;
 
-		if (req->idx == req->fetch_idx && !sroce_req_fetch(qp))
+		if (w->idx == w->fetch_idx && !sroce_req_fetch(qp))
 			break;
 		if (*budget <= 0) {
 			more = true;
 			break;
 		}
-		st = sroce_sq_state(qp, req->idx);
-		wqe = sroce_sq_shadow(qp, req->idx);
+		st = sroce_swin_state(w, w->idx);
+		wqe = sroce_swin_wqe(w, w->idx);
 		if (st->status != IB_WC_SUCCESS) {
 			/* Completes in order, then the QP goes to ERR. */
-			st->done = true;
+			sroce_swin_finish(st, st->status);
 			break;
 		}
 		/*
@@ -557,7 +488,7 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 		 * (a second REG_MR would find its MR valid and fail).
 		 */
 		if (st->done && sroce_wr_is_local(wqe->wr.opcode)) {
-			req->idx = sroce_queue_next(&qp->sq, req->idx);
+			sroce_swin_pass(qp, st);
 			continue;
 		}
 		if (!sroce_req_may_send(qp, wqe, st))
@@ -568,8 +499,7 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 			break;
 		}
 		if (ret != IB_WC_SUCCESS) {
-			st->status = ret;
-			st->done = true;
+			sroce_swin_finish(st, ret);
 			break;
 		}
 		(*budget)--;
@@ -578,58 +508,13 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 	return more && qp->state != IB_QPS_ERR;
 }
 
-/*
- * Moves the position to @psn, backwards for a retransmission or forwards
- * past what the responder has already seen. The WQEs between the oldest
- * uncompleted one and the new position are then all in flight.
- */
-void sroce_requester_seek(struct sroce_qp *qp, u32 psn)
-{
-	struct sroce_req *req = &qp->req;
-	u32 idx = sroce_queue_consumer_index(&qp->sq);
-	struct sroce_send_state *st = NULL;
-	u32 rd_atomic = 0;
-
-	for (; idx != req->fetch_idx; idx = sroce_queue_next(&qp->sq, idx)) {
-		st = sroce_sq_state(qp, idx);
-		if (st->status != IB_WC_SUCCESS)
-			break;
-		if (!st->done && sroce_psn_before_eq(psn, st->last_psn) &&
-		    st->first_psn != sroce_psn_add(st->last_psn, 1))
-			break;
-		/* Passed, done or not: retiring it counts it down. */
-		if (st->rd_atomic)
-			rd_atomic++;
-	}
-	req->idx = idx;
-	req->rd_atomic = rd_atomic;
-	if (idx == req->fetch_idx) {
-		req->psn = req->next_psn;
-		req->offset = 0;
-		return;
-	}
-	if (sroce_psn_before(psn, st->first_psn) || st->status != IB_WC_SUCCESS)
-		psn = st->first_psn;
-	if (sroce_wr_is_atomic(((struct rxe_send_wqe *)
-				sroce_sq_shadow(qp, idx))->wr.opcode))
-		psn = st->first_psn;
-	req->psn = psn;
-	req->offset = sroce_psn_diff(psn, st->first_psn) * qp->mtu;
-}
-
 /* Entering RTS from RTR: a fresh start at the SQ PSN. */
 void sroce_requester_reset(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
-	u32 cons = sroce_queue_consumer_index(&qp->sq);
 
 	memset(req, 0, sizeof(*req));
-	req->idx = cons;
-	req->fetch_idx = cons;
-	req->psn = qp->attr.sq_psn;
-	req->next_psn = req->psn;
-	req->sent_end = req->psn;
-	req->acked_psn = req->psn;
+	sroce_swin_reset(qp, qp->attr.sq_psn);
 	req->retry_left = qp->attr.retry_cnt;
 	req->rnr_left = qp->attr.rnr_retry;
 }
@@ -637,9 +522,6 @@ void sroce_requester_reset(struct sroce_qp *qp)
 /* RESET: every posted WQE is forgotten, without completions. */
 void sroce_requester_discard(struct sroce_qp *qp)
 {
-	u32 prod = sroce_queue_producer_index(&qp->sq);
-
-	while (sroce_queue_consumer_index(&qp->sq) != prod)
-		sroce_queue_pop(&qp->sq);
+	sroce_swin_discard(qp);
 	sroce_requester_reset(qp);
 }

@@ -167,7 +167,7 @@ void sroce_rtt_sent(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_req *req = &qp->req;
 
-	if (req->rtt_sampling || sroce_psn_before(psn, req->sent_end))
+	if (req->rtt_sampling || sroce_psn_before(psn, qp->swin.sent_end))
 		return;
 	req->rtt_sampling = true;
 	req->rtt_psn = psn;
@@ -180,13 +180,13 @@ void sroce_rtt_discard(struct sroce_qp *qp)
 	qp->req.rtt_sampling = false;
 }
 
-/* req.acked_psn moved: the sample ends if its packet is acknowledged. */
+/* swin.acked_psn moved: the sample ends if its packet is acknowledged. */
 void sroce_rtt_acked(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	u32 r, diff;
 
-	if (!req->rtt_sampling || !sroce_psn_after(req->acked_psn, req->rtt_psn))
+	if (!req->rtt_sampling || !sroce_psn_after(qp->swin.acked_psn, req->rtt_psn))
 		return;
 	req->rtt_sampling = false;
 	/* A sample within one tick counts as half a tick. */

@@ -137,12 +137,9 @@ static int sroce_qp_alloc_qpn(struct sroce_dev *sdev, struct sroce_qp *qp,
 
 static void sroce_qp_free_engine(struct sroce_qp *qp)
 {
-	kvfree(qp->sq_shadow);
-	kvfree(qp->sq_state);
+	sroce_swin_free(&qp->swin);
 	kfree(qp->resp.rwqe);
 	kfree(qp->resp.res);
-	qp->sq_shadow = NULL;
-	qp->sq_state = NULL;
 	qp->resp.rwqe = NULL;
 	qp->resp.res = NULL;
 }
@@ -153,10 +150,8 @@ static int sroce_qp_alloc_engine(struct sroce_qp *qp)
 	u32 slots = qp->sq.index_mask + 1;
 	gfp_t gfp = sroce_obj_gfp(qp->user) | __GFP_NOWARN;
 
-	qp->sq_slot_size = 1U << qp->sq.log2_elem_size;
-	qp->sq_shadow = kvcalloc(slots, qp->sq_slot_size, gfp);
-	qp->sq_state = kvcalloc(slots, sizeof(*qp->sq_state), gfp);
-	if (!qp->sq_shadow || !qp->sq_state)
+	if (sroce_swin_alloc(&qp->swin, slots, 1U << qp->sq.log2_elem_size,
+			     gfp))
 		goto nomem;
 	if (qp->has_rq || qp->srq) {
 		qp->resp.rwqe = kmalloc(qp->rq_slot_size, gfp);
@@ -301,8 +296,7 @@ static int sroce_query_qp(struct ib_qp *ib_qp, struct ib_qp_attr *attr,
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
 	attr->sq_draining = qp->state == IB_QPS_SQD &&
-			    sroce_queue_consumer_index(&qp->sq) !=
-			    qp->req.fetch_idx;
+			    !sroce_swin_drained(qp);
 	sroce_engine_unlock(qp);
 	if (attr->qp_state != IB_QPS_RESET && ib_qp->qp_type != IB_QPT_UD)
 		sroce_av_to_attr(&qp->av, &attr->ah_attr);
