@@ -54,6 +54,12 @@ void sroce_completer_retire(struct sroce_qp *qp)
 	}
 }
 
+/* Entering SQD: a drained SQ is reported once (under both engine locks). */
+void sroce_completer_sqd_begin(struct sroce_qp *qp)
+{
+	qp->req.sqd_notified = false;
+}
+
 /* Everything up to and including @psn has been executed by the responder. */
 static void sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 {
@@ -109,6 +115,12 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer_code)
 	req->rnr_wait = true;
 	sroce_retx_stop(qp);
 	sroce_engine_arm_rnr(qp, sroce_rnr_timer_us(timer_code));
+}
+
+/* The RNR timer ran out: the requester goes on from where the NAK put it. */
+void sroce_completer_rnr_expired(struct sroce_qp *qp)
+{
+	qp->req.rnr_wait = false;
 }
 
 static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)

@@ -151,7 +151,7 @@ static bool sroce_engine_step_snd(struct sroce_qp *qp)
 	if (test_and_clear_bit(SROCE_ENG_RETRY, &e->flags))
 		sroce_completer_timeout(qp);
 	if (test_and_clear_bit(SROCE_ENG_RNR, &e->flags))
-		qp->req.rnr_wait = false;
+		sroce_completer_rnr_expired(qp);
 	if (sroce_engine_take_rx(qp, e, &budget))
 		return true;
 	/*

@@ -309,6 +309,8 @@ enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,
 					    struct sk_buff *skb);
 void sroce_completer_timeout(struct sroce_qp *qp);
 void sroce_completer_retire(struct sroce_qp *qp);
+void sroce_completer_rnr_expired(struct sroce_qp *qp);
+void sroce_completer_sqd_begin(struct sroce_qp *qp);
 
 /* responder.c (receive engine) */
 void sroce_responder_reset(struct sroce_qp *qp);

@@ -163,7 +163,7 @@ static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 			sroce_requester_reset(qp);
 		break;
 	case IB_QPS_SQD:
-		qp->req.sqd_notified = false;
+		sroce_completer_sqd_begin(qp);
 		break;
 	case IB_QPS_ERR:
 		sroce_qp_set_error(qp);
