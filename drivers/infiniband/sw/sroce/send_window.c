@@ -459,7 +459,13 @@ void sroce_swin_flush(struct sroce_qp *qp)
 			break;
 	}
 	w->idx = sroce_queue_consumer_index(&qp->sq);
-	w->fetch_idx = w->idx;
+	/*
+	 * Stopped by a full CQ inside the fetched run: the rest of it stays
+	 * fetched, so the next flush reports the kernel's copies, not
+	 * whatever the user has since written over those slots.
+	 */
+	if (!fetched || w->idx == prod)
+		w->fetch_idx = w->idx;
 	w->offset = 0;
 	w->rd_atomic = 0;
 }
