@@ -290,8 +290,9 @@ enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,
 
 /*
  * The retransmission timer fired: a tail-loss probe or the local ACK
- * timeout sends again from the oldest unacknowledged PSN (rtt.c). Only
- * the timeout counts as a retry.
+ * timeout sends again from the oldest unacknowledged PSN (rtt.c), the
+ * first probe only the newest packet. Only the timeout counts as a
+ * retry.
  */
 void sroce_completer_timeout(struct sroce_qp *qp)
 {
@@ -299,6 +300,7 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 	enum sroce_retx_due due;
 	struct sroce_send_state *st;
+	u32 psn;
 
 	if (!sroce_qp_is_rc(qp) || req->rnr_wait)
 		return;
@@ -315,16 +317,24 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 		sroce_retx_skip_probe(qp);
 		return;
 	}
+	psn = sroce_swin_resume_psn(qp, st);
 	if (due == SROCE_RETX_PROBE) {
 		sroce_count(sdev, SROCE_CNT_TAIL_PROBES);
-		sroce_retx_probed(qp);
+		/*
+		 * The first probe resends one packet, the newest: under a
+		 * loaded scheduler most probes are only early, and then it is
+		 * all they cost. The second goes back to the oldest, in case
+		 * the NAK the first should have drawn was itself lost (a
+		 * responder NAKs a gap once).
+		 */
+		if (sroce_retx_probed(qp))
+			sroce_swin_probe_psn(qp, &psn);
 	} else {
 		sroce_count(sdev, SROCE_CNT_RETRY_TIMEOUT);
 		if (!req->retry_left) {
 			sroce_count(sdev, SROCE_CNT_RETRY_EXCEEDED);
 			trace_sroce_retry_exceeded(&sdev->ib_dev,
-						   qp->ib_qp.qp_num,
-						   sroce_swin_resume_psn(qp, st),
+						   qp->ib_qp.qp_num, psn,
 						   false);
 			sroce_swin_finish(st, IB_WC_RETRY_EXC_ERR);
 			sroce_completer_retire(qp);
@@ -335,9 +345,8 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	}
 	req->gap_pending = false;
 	sroce_rtt_discard(qp);
-	sroce_comp_trace_retx(qp, sroce_swin_resume_psn(qp, st),
-			      due == SROCE_RETX_PROBE ?
+	sroce_comp_trace_retx(qp, psn, due == SROCE_RETX_PROBE ?
 			      SROCE_RETX_CAUSE_TAIL_PROBE :
 			      SROCE_RETX_CAUSE_TIMEOUT);
-	sroce_swin_seek(qp, sroce_swin_resume_psn(qp, st));
+	sroce_swin_seek(qp, psn);
 }

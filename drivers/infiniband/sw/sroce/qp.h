@@ -287,7 +287,7 @@ enum sroce_retx_due {
 void sroce_retx_arm(struct sroce_qp *qp);
 void sroce_retx_stop(struct sroce_qp *qp);
 enum sroce_retx_due sroce_retx_due(struct sroce_qp *qp);
-void sroce_retx_probed(struct sroce_qp *qp);
+bool sroce_retx_probed(struct sroce_qp *qp);
 void sroce_retx_skip_probe(struct sroce_qp *qp);
 void sroce_rtt_sent(struct sroce_qp *qp, u32 psn);
 void sroce_rtt_acked(struct sroce_qp *qp);

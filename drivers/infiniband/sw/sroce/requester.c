@@ -295,8 +295,10 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 	*last = w->offset + payload == st->length;
 	f.opcode = sroce_req_opcode(qp, op, first, *last);
 	f.se = *last && (wqe->wr.send_flags & IB_SEND_SOLICITED);
+	/* The newest packet sent, sent again, is a probe: it asks too. */
 	f.ackreq = sroce_qp_is_rc(qp) &&
-		   (*last || !(w->psn % SROCE_ACKREQ_EVERY));
+		   (*last || !(w->psn % SROCE_ACKREQ_EVERY) ||
+		    w->psn == sroce_psn_sub(w->sent_end, 1));
 
 	skb = sroce_tx_build(sdev, &qp->av, &f, payload);
 	if (!skb)

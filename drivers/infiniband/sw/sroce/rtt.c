@@ -25,8 +25,11 @@
  *  - When nothing has been acknowledged for a probe timeout (PTO, the
  *    larger of 2 * SRTT and SRTT + 4 * RTTVAR, at least 10 ms, as TCP's
  *    tail-loss probe: a busy peer's scheduling delays its ACKs by more
- *    than its RTT says) the completer sends again from the oldest
- *    unacknowledged PSN, as the ACK timeout would. The responder
+ *    than its RTT says) the completer sends the newest packet again, with
+ *    AckReq: an ACK for all of it if the probe was only early, a sequence
+ *    NAK at the first lost PSN otherwise. A second probe sends again from
+ *    the oldest unacknowledged PSN, as the ACK timeout would (the NAK may
+ *    have been lost, and a responder NAKs a gap once). The responder
  *    acknowledges duplicates again and executes nothing twice, so an
  *    early resend is safe with any peer. Not for a read or atomic: a
  *    read asked for again restarts its whole response stream at the
@@ -64,7 +67,7 @@
 static bool sroce_tail_probes = true;
 module_param_named(tail_probes, sroce_tail_probes, bool, 0644);
 MODULE_PARM_DESC(tail_probes,
-		 "RC: resend the oldest unacknowledged packet when no ACK came for a few round trips (default: Y)");
+		 "RC: when no ACK came for a few round trips, resend the newest packet, then the oldest unacknowledged one (default: Y)");
 
 /* The local ACK timeout in jiffies; 0: none (wait for ever). */
 static unsigned long sroce_retx_ack_timeout(const struct sroce_qp *qp)
@@ -145,14 +148,18 @@ enum sroce_retx_due sroce_retx_due(struct sroce_qp *qp)
 	return SROCE_RETX_NONE;
 }
 
-/* A probe went out: the next one, if any, waits twice as long. */
-void sroce_retx_probed(struct sroce_qp *qp)
+/*
+ * A probe goes out: the next one, if any, waits twice as long. Returns
+ * true for the first since the responder last moved on.
+ */
+bool sroce_retx_probed(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	unsigned int nth = SROCE_MAX_PROBES - --req->probes_left;
 
 	req->probe_deadline = jiffies + (sroce_retx_pto(req) << nth);
 	mod_timer(&qp->retry_timer, sroce_retx_next(req));
+	return nth == 1;
 }
 
 /* The oldest outstanding WQE is a read or atomic: no probe for it. */

@@ -219,6 +219,39 @@ bool sroce_swin_psn_valid(const struct sroce_qp *qp, u32 psn)
 	       sroce_psn_before(psn, qp->swin.sent_end);
 }
 
+/*
+ * A tail-loss probe that costs one packet: the newest PSN ever sent, if
+ * its WQE is a SEND or WRITE still waiting for its ACK. Resent with
+ * AckReq, that packet draws an ACK for everything if nothing was lost
+ * (the usual case: the ACK was only late), or a sequence NAK naming the
+ * first lost PSN, which sends again from there. Returns false, and
+ * leaves *@psn alone, where it does not apply.
+ */
+bool sroce_swin_probe_psn(struct sroce_qp *qp, u32 *psn)
+{
+	u32 newest = sroce_psn_sub(qp->swin.sent_end, 1);
+	struct sroce_send_state *st;
+	u32 idx;
+
+	/*
+	 * Not while a resend waits at a gate (a read's next chunk, a
+	 * fence): jumping to the newest would pass what it still has to send.
+	 */
+	if (qp->swin.psn != qp->swin.sent_end ||
+	    !sroce_swin_psn_valid(qp, newest))
+		return false;
+	sroce_swin_for_each(qp, idx, st) {
+		if (st->done || sroce_psn_before(st->last_psn, newest))
+			continue;
+		if (st->rd_atomic || st->status != IB_WC_SUCCESS ||
+		    sroce_psn_before(newest, st->first_psn))
+			return false;
+		*psn = newest;
+		return true;
+	}
+	return false;
+}
+
 /* A read resumes where its data stopped, others after the last ACK. */
 u32 sroce_swin_resume_psn(const struct sroce_qp *qp,
 			  const struct sroce_send_state *st)

@@ -125,6 +125,9 @@ void sroce_swin_pass(struct sroce_qp *qp, const struct sroce_send_state *st);
 /* Moves the position to @psn: back for a retransmission, or forward. */
 void sroce_swin_seek(struct sroce_qp *qp, u32 psn);
 
+/* The newest PSN sent, if a one-packet probe may send it again. */
+bool sroce_swin_probe_psn(struct sroce_qp *qp, u32 *psn);
+
 /* Something has been sent and is neither acknowledged nor failed. */
 bool sroce_swin_outstanding(const struct sroce_qp *qp);
 /* A PSN we sent and that is not acknowledged yet. */
