@@ -331,6 +331,7 @@ static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	const struct sroce_send_window *w = &qp->swin;
+	u32 chunk = SROCE_MAX_INFLIGHT * qp->mtu;
 	u32 op = wqe->wr.opcode;
 	struct sroce_hdr_fields f = {
 		.pkey = SROCE_DEFAULT_PKEY,
@@ -344,8 +345,14 @@ static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
 		f.opcode = SROCE_OP_RC_RDMA_READ_REQUEST;
 		f.va = wqe->wr.wr.rdma.remote_addr + w->offset;
 		f.rkey = wqe->wr.wr.rdma.rkey;
+		/*
+		 * A read asked for again from inside a chunk (a lost
+		 * response) asks for the rest of that chunk only: a
+		 * responder serves a repeated read within the original
+		 * request's PSNs (IBTA 9.9.2.2), ours refuses more.
+		 */
 		f.dma_len = min(st->length - w->offset,
-				SROCE_MAX_INFLIGHT * qp->mtu);
+				chunk - w->offset % chunk);
 	} else {
 		f.opcode = op == IB_WR_ATOMIC_CMP_AND_SWP ?
 			   SROCE_OP_RC_COMPARE_SWAP : SROCE_OP_RC_FETCH_ADD;
