@@ -171,8 +171,9 @@ static bool sroce_swin_empty_range(const struct sroce_send_state *st)
 /*
  * The WQEs between the oldest uncompleted one and the new position are
  * then all in flight; the position lands on the first WQE not done that
- * still has @psn to send, at @psn (a WQE's first PSN for a failed one, an
- * atomic, which is never sent in part, or a @psn before its range).
+ * still has @psn to send, or a local operation not done at or after
+ * @psn, at @psn (a WQE's first PSN for a failed one, an atomic, which is
+ * never sent in part, or a @psn before its range).
  */
 void sroce_swin_seek(struct sroce_qp *qp, u32 psn)
 {
@@ -184,8 +185,14 @@ void sroce_swin_seek(struct sroce_qp *qp, u32 psn)
 	sroce_swin_for_each(qp, idx, st) {
 		if (st->status != IB_WC_SUCCESS)
 			break;
-		if (!st->done && sroce_psn_before_eq(psn, st->last_psn) &&
-		    !sroce_swin_empty_range(st))
+		/*
+		 * A local operation not run yet (held by a fence, say) has
+		 * no PSN of its own but sits at the first PSN of the next
+		 * WQE: a seek to there or before must not pass it.
+		 */
+		if (!st->done &&
+		    sroce_psn_before_eq(psn, sroce_swin_empty_range(st) ?
+					     st->first_psn : st->last_psn))
 			break;
 		/* Passed, done or not: retiring it counts it down. */
 		if (st->rd_atomic)
