@@ -5,7 +5,8 @@
 # duplication and delay on eth0), the same driver on both ends. Every
 # transfer must still complete, by retransmission: ibv_rc_pingpong checking
 # the received data, and perftest's RDMA WRITE, READ and SEND bandwidth,
-# all with 64 KiB messages (64 packets each). perftest fails a run on any
+# all with 64 KiB messages (64 packets each), and RDMA READs of 512 KiB
+# (several read chunks). perftest fails a run on any
 # error completion (retry count exceeded included), ibv_rc_pingpong too.
 # netem must actually have dropped packets on both sides.
 #
@@ -46,6 +47,9 @@ wait_peer netem 120
 pair_pingpong pingpong-64k A 90 "$dev" "$g4" 65536 "$ITERS"
 pair_bw write-bw B 60 "$dev" "$g4" ib_write_bw 65536 "$ITERS"
 pair_bw read-bw A 60 "$dev" "$g4" ib_read_bw 65536 "$ITERS"
+# Reads of 512 KiB are asked for in 4 chunks of 128 packets: a response
+# lost in an early chunk must be asked for again within that chunk.
+pair_bw read-bw-512k A 60 "$dev" "$g4" ib_read_bw 524288 4
 pair_bw send-bw B 60 "$dev" "$g4" ib_send_bw 65536 "$ITERS"
 
 stats=$(tc -s qdisc show dev eth0)
