@@ -32,6 +32,7 @@
 #
 # Run by scripts/guest/run-guest-pair with the role (A or B) as argument.
 . "$(dirname "$0")/../guest/lib.sh"
+. "$(dirname "$0")/../guest/lib-lio.sh"
 
 [[ ${1:-} == "$ROLE" ]] || fail "role argument '${1:-}' does not match ROLE=$ROLE"
 wire_rdma_dev
@@ -79,19 +80,6 @@ target_up() {
 		eval 'rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*:3260 "'
 }
 
-iscsi_disk() {
-	local d v n
-	for d in /sys/block/sd*; do
-		# Read once: a disk on its way out loses these files any time.
-		v=$(cat "$d/device/vendor" 2>/dev/null) || continue
-		n=$(cat "$d/size" 2>/dev/null) || continue
-		[[ $v == LIO-ORG* ]] && ((n > 0)) || continue
-		echo "/dev/${d##*/}"
-		return 0
-	done
-	return 1
-}
-no_iscsi_disk() { ! iscsi_disk >/dev/null; }
 
 # iser_node ARGS...: iscsiadm on our one node record (target, portal, iface).
 iser_node() {
@@ -100,12 +88,12 @@ iser_node() {
 
 login() {
 	iser_node --login || fail "iSCSI login over iser to $PEER_IP"
-	wait_until 60 "the iSCSI disk" eval 'iscsi_disk >/dev/null'
+	wait_until 60 "the iSCSI disk" eval 'lio_disk >/dev/null'
 }
 
 logout() {
 	iser_node --logout || fail "iSCSI logout"
-	wait_until 60 "the iSCSI disk to go" no_iscsi_disk
+	wait_until 60 "the iSCSI disk to go" no_lio_disk
 }
 
 iser_state() {
@@ -117,15 +105,6 @@ iser_state() {
 	dmesg | grep -iE 'iser|iscsi|isert|scsi' | tail -n 30
 }
 FAIL_REPORT=iser_state
-
-# check_data NAME: the disk's first 16 MiB are the pattern.
-check_data() {
-	local disk
-	disk=$(iscsi_disk) || fail "$1: no iSCSI disk"
-	run_timeout 120 dd if="$disk" of="$BACK" bs=1M count=16 iflag=direct status=none ||
-		fail "$1: read"
-	cmp -s "$PATTERN" "$BACK" || fail "$1: what was read differs from what was written"
-}
 
 if [[ $ROLE == A ]]; then
 	truncate -s "${SIZE_MB}M" "$BACKING"
@@ -168,7 +147,7 @@ else
 	assert_match "$(iser_node | grep -E '^iface.transport_name')" '= iser$' "node's transport"
 
 	login
-	disk=$(iscsi_disk)
+	disk=$(lio_disk)
 	log "logged in: $disk ($(<"/sys/block/${disk#/dev/}/device/model"))"
 	assert_eq "$(blockdev --getsize64 "$disk")" $((SIZE_MB << 20)) "LUN size"
 	session=$(iscsiadm -m session -P 1 2>&1)
@@ -186,7 +165,7 @@ else
 	tx=$(($(port_counter "$dev" "$TX_CTR") - tx0))
 	((tx >= pkts)) || fail "write: $dev sent $tx packets for 16 MiB, fewer than $pkts"
 	rx0=$(port_counter "$dev" "$RX_CTR")
-	check_data "read back"
+	lio_check_data "read back"
 	rx=$(($(port_counter "$dev" "$RX_CTR") - rx0))
 	((rx >= pkts)) || fail "read: $dev received $rx packets for 16 MiB, fewer than $pkts"
 	sum_check written "$PATTERN" "the target's backing file"
@@ -195,36 +174,17 @@ else
 	# 2. Log out and in again.
 	logout
 	login
-	check_data "after a new login"
+	lio_check_data "after a new login"
 	log "logged out and in, data intact"
 
 	# 3. I/O while the target's link goes: it must fail, not hang.
-	disk=$(iscsi_disk)
+	disk=$(lio_disk)
 	signal io-running
-	failed=
-	t0=$SECONDS
-	while ((SECONDS - t0 < 120)); do
-		if ! run_timeout 60 dd if="$disk" of=/dev/null bs=1M count=16 \
-			iflag=direct status=none 2>/dev/null; then
-			failed=1
-			break
-		fi
-	done
-	[[ -n $failed ]] || fail "I/O went on for 120 s with the target's link gone"
-	log "I/O failed $((SECONDS - t0)) s after it started (the link goes 2 s in)"
+	lio_read_until_failure "$disk"
 	signal io-failed
 	wait_peer link-back 240
 	# iscsid logs in again by itself: the same disk reads again.
-	t0=$SECONDS
-	wait_until 120 "I/O on $disk again" eval "run_timeout 30 dd if=$disk \
-		of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null"
-	log "$disk reads again $((SECONDS - t0)) s after the link came back"
-	check_data "after the target came back"
-	run_timeout 120 dd if="$PATTERN" of="$disk" bs=1M seek=16 oflag=direct status=none ||
-		fail "write after the target came back"
-	run_timeout 120 dd if="$disk" of="$BACK" bs=1M skip=16 count=16 iflag=direct status=none ||
-		fail "read after the target came back"
-	cmp -s "$PATTERN" "$BACK" || fail "data written after recovery differs"
+	lio_recovered "$disk"
 	assert_match "$(iscsiadm -m session -P 1 2>&1)" 'Iface Transport: iser' \
 		"the session's transport after recovery"
 	log "the target came back; iscsid logged in again, data intact, new writes land"

@@ -35,6 +35,7 @@
 #
 # Run by scripts/guest/run-guest-pair with the role (A or B) as argument.
 . "$(dirname "$0")/../guest/lib.sh"
+. "$(dirname "$0")/../guest/lib-lio.sh"
 
 [[ ${1:-} == "$ROLE" ]] || fail "role argument '${1:-}' does not match ROLE=$ROLE"
 wire_rdma_dev
@@ -107,23 +108,10 @@ target_down() {
 	done
 }
 
-# srp_disk: the /dev/sdX of the LIO LUN (vendor LIO-ORG) once it is there.
-srp_disk() {
-	local d v n
-	for d in /sys/block/sd*; do
-		# Read once: a disk on its way out loses these files any time.
-		v=$(cat "$d/device/vendor" 2>/dev/null) || continue
-		n=$(cat "$d/size" 2>/dev/null) || continue
-		[[ $v == LIO-ORG* ]] && ((n > 0)) || continue
-		echo "/dev/${d##*/}"
-		return 0
-	done
-	return 1
-}
 # The disk and the remote port gone: the initiator forgets a target only
 # once its removal work has run, and refuses a new login to it before.
 no_srp_target() {
-	! srp_disk >/dev/null && ! compgen -G '/sys/class/srp_remote_ports/*' >/dev/null
+	no_lio_disk && ! compgen -G '/sys/class/srp_remote_ports/*' >/dev/null
 }
 
 add_target() {
@@ -138,7 +126,7 @@ add_target() {
 # login to it meanwhile is refused ("Already connected"): retried.
 login() {
 	wait_until 30 "an SRP login to $PEER_IP" add_target
-	wait_until 60 "the SRP disk" srp_disk
+	wait_until 60 "the SRP disk" eval 'lio_disk >/dev/null'
 }
 
 logout() {
@@ -159,15 +147,6 @@ srp_state() {
 	dmesg | grep -iE 'srp|scsi' | tail -n 30
 }
 FAIL_REPORT=srp_state
-
-# check_data NAME: the disk's first 16 MiB are the pattern.
-check_data() {
-	local disk
-	disk=$(srp_disk) || fail "$1: no SRP disk"
-	run_timeout 120 dd if="$disk" of="$BACK" bs=1M count=16 iflag=direct status=none ||
-		fail "$1: read"
-	cmp -s "$PATTERN" "$BACK" || fail "$1: what was read differs from what was written"
-}
 
 if [[ $ROLE == A ]]; then
 	truncate -s "${SIZE_MB}M" "$BACKING"
@@ -200,7 +179,7 @@ else
 		fail "modprobe ib_srp"
 	wait_peer target 120
 	login
-	disk=$(srp_disk)
+	disk=$(lio_disk)
 	log "logged in: $disk ($(<"/sys/block/${disk#/dev/}/device/model"))"
 	assert_eq "$(blockdev --getsize64 "$disk")" $((SIZE_MB << 20)) "LUN size"
 
@@ -208,41 +187,24 @@ else
 	head -c 16M /dev/urandom >"$PATTERN"
 	run_timeout 120 dd if="$PATTERN" of="$disk" bs=1M oflag=direct status=none ||
 		fail "write"
-	check_data "read back"
+	lio_check_data "read back"
 	sum_check written "$PATTERN" "the target's backing file"
 	log "16 MiB written, read back, stored on the target"
 
 	# 2. Log out and in again.
 	logout
 	login
-	check_data "after a new login"
+	lio_check_data "after a new login"
 	log "logged out and in, data intact"
 
 	# 3. I/O while the target's link goes: it must fail, not hang.
-	disk=$(srp_disk)
+	disk=$(lio_disk)
 	signal io-running
-	failed=
-	t0=$SECONDS
-	while ((SECONDS - t0 < 120)); do
-		if ! run_timeout 60 dd if="$disk" of=/dev/null bs=1M count=16 \
-			iflag=direct status=none 2>/dev/null; then
-			failed=1
-			break
-		fi
-	done
-	[[ -n $failed ]] || fail "I/O went on for 120 s with the target's link gone"
-	log "I/O failed $((SECONDS - t0)) s after it started (the link goes 2 s in)"
+	lio_read_until_failure "$disk"
 	signal io-failed
 	wait_peer target-back 240
 	# The transport reconnects by itself: the same disk reads again.
-	wait_until 120 "I/O on $disk again" run_timeout 30 dd if="$disk" of=/dev/null \
-		bs=4k count=1 iflag=direct status=none
-	check_data "after the target came back"
-	run_timeout 120 dd if="$PATTERN" of="$disk" bs=1M seek=16 oflag=direct status=none ||
-		fail "write after the target came back"
-	run_timeout 120 dd if="$disk" of="$BACK" bs=1M skip=16 count=16 iflag=direct status=none ||
-		fail "read after the target came back"
-	cmp -s "$PATTERN" "$BACK" || fail "data written after recovery differs"
+	lio_recovered "$disk"
 	log "the target came back; the transport reconnected, data intact, new writes land"
 	logout
 	signal done
