@@ -4,7 +4,8 @@
 # The initiator side of a LIO target's SCSI disk, for guest cases sourced
 # after lib.sh: finding the disk, checking data through it, and the I/O
 # of the fault check. guest2/srp-wire and guest2/iser-wire use it; the
-# case sets PATTERN (what it wrote) and BACK (scratch for reads back).
+# case sets PATTERN (what it wrote) and BACK (scratch for reads back),
+# and defines login and logout for its transport.
 # (run-guest-tests skips lib*.sh: this is not a case.)
 
 # lio_disk: the /dev/sdX of the LIO LUN (vendor LIO-ORG) once it is there.
@@ -59,4 +60,33 @@ lio_recovered() {
 	run_timeout 120 dd if="$1" of="$BACK" bs=1M skip=16 count=16 iflag=direct status=none ||
 		fail "read after the target came back"
 	cmp -s "$PATTERN" "$BACK" || fail "data written after recovery differs"
+}
+
+# lio_relogin_and_fault BACK: log out and in again and check the data;
+# then read while the peer deletes its link (signals io-running, and
+# io-failed once I/O has failed), wait for the peer's BACK signal, and
+# check that the transport recovered by itself.
+lio_relogin_and_fault() {
+	local disk
+	logout
+	login
+	lio_check_data "after a new login"
+	log "logged out and in, data intact"
+
+	disk=$(lio_disk)
+	signal io-running
+	lio_read_until_failure "$disk"
+	signal io-failed
+	wait_peer "$1" 240
+	lio_recovered "$disk"
+}
+
+# lio_link_fault_target: the target's side of that fault: its RDMA link
+# deleted 2 s into the initiator's reads, until they have failed.
+lio_link_fault_target() {
+	wait_peer io-running 240
+	sleep 2
+	link_del "$dev"
+	log "link deleted during I/O"
+	wait_peer io-failed 240
 }
