@@ -364,6 +364,32 @@ wire_done() {
 	log "ok"
 }
 
+# The bad wire: loss, reordering, duplication and delay on eth0.
+WIRE_NETEM=(loss 2% reorder 25% 50% duplicate 1% delay 1ms)
+
+# netem_start NAME: impairs eth0 with WIRE_NETEM; both guests meet at NAME
+# so that both ends are impaired before either sends.
+netem_start() {
+	command -v tc >/dev/null || fail "no tc (iproute2) in the guest"
+	run_timeout 30 modprobe sch_netem ||
+		fail "netem is not available: no sch_netem module for kernel $(uname -r)"
+	tc qdisc add dev eth0 root netem "${WIRE_NETEM[@]}" ||
+		fail "tc qdisc add ... netem ${WIRE_NETEM[*]} failed"
+	log "eth0: $(tc qdisc show dev eth0 | grep netem)"
+	signal "$1"
+	wait_peer "$1" 120
+}
+
+# netem_end: netem must actually have dropped packets; eth0 is clean again.
+netem_end() {
+	local stats dropped
+	stats=$(tc -s qdisc show dev eth0)
+	log "eth0: $(grep -m1 'Sent' <<<"$stats")"
+	dropped=$(sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' <<<"$stats" | head -n 1)
+	[[ ${dropped:-0} -gt 0 ]] || fail "netem dropped no packets: $stats"
+	tc qdisc del dev eth0 root
+}
+
 # pair_run NAME SERVER SECS CMD [ARGS...]
 #
 # One client/server program across the wire (perftest, ibv_*_pingpong:

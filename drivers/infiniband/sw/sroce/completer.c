@@ -12,10 +12,11 @@
  * error completion moves the QP to ERR, which flushes everything after it.
  *
  * Retransmission is go-back-N from the oldest unacknowledged PSN: on a
- * PSN sequence error NAK or a gap in read responses (a fast retransmit),
- * on a tail-loss probe (rtt.c), on the local ACK timeout (retry_cnt
- * times), and after an RNR NAK once the RNR timer has run (rnr_retry
- * times, 7 = for ever).
+ * gap in read responses (a fast retransmit), on a tail-loss probe
+ * (rtt.c), on the local ACK timeout (retry_cnt times), and after an RNR
+ * NAK once the RNR timer has run (rnr_retry times, 7 = for ever). A PSN
+ * sequence error NAK first resends only the packet it names
+ * (sroce_comp_repair()).
  */
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -60,11 +61,21 @@ void sroce_completer_sqd_begin(struct sroce_qp *qp)
 	qp->req.sqd_notified = false;
 }
 
-/* Everything up to and including @psn has been executed by the responder. */
-static void sroce_comp_ack(struct sroce_qp *qp, u32 psn)
+static bool sroce_selective_resend = true;
+module_param_named(selective_resend, sroce_selective_resend, bool, 0644);
+MODULE_PARM_DESC(selective_resend,
+		 "Resend only the packet a sequence NAK names, first (default: on)");
+
+/*
+ * Everything up to and including @psn has been executed by the responder.
+ * Returns false for a PSN outside the window.
+ */
+static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 {
-	if (sroce_swin_ack(qp, psn))
-		sroce_comp_progress(qp);
+	if (!sroce_swin_ack(qp, psn))
+		return false;
+	sroce_comp_progress(qp);
+	return true;
 }
 
 /* The requester is sent back to @psn for @cause. */
@@ -73,6 +84,90 @@ static void sroce_comp_trace_retx(struct sroce_qp *qp, u32 psn,
 {
 	trace_sroce_retransmit(qp->ib_qp.device, qp->ib_qp.qp_num, psn, cause,
 			       qp->req.srtt_us, qp->req.rttvar_us);
+}
+
+/* Whatever gap was being repaired, the requester now goes back N. */
+static void sroce_comp_repair_end(struct sroce_qp *qp)
+{
+	qp->req.repair_on = false;
+	qp->req.sel_on = false;
+}
+
+/*
+ * The responder lacks @hole. A responder like ours holds what arrives
+ * ahead of a gap, so the first repair resends only the packet at @hole
+ * and lets the ACK it draws say what else is missing
+ * (sroce_comp_repair_acked()); going back N would resend up to a window
+ * of packets the responder already has. @gbn (a responder that held
+ * nothing), or a packet that cannot be resent alone, goes back N. A hole
+ * already being repaired is left alone: the ACK and the NAK that a gap
+ * draws may both come, and a network may duplicate the NAK. @by_nak: a
+ * NAK, not an ACK, showed the hole.
+ */
+static void sroce_comp_repair(struct sroce_qp *qp, u32 hole, bool gbn,
+			      bool by_nak)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
+	struct sroce_req *req = &qp->req;
+
+	if (req->repair_on && req->repair_psn == hole)
+		return;
+	sroce_count(sdev, SROCE_CNT_FAST_RETRANSMITS);
+	req->repair_on = true;
+	req->repair_psn = hole;
+	req->sel_end = qp->swin.sent_end;
+	req->sel_by_nak = by_nak;
+	req->sel_on = !gbn && READ_ONCE(sroce_selective_resend) &&
+		      sroce_swin_resend_one(qp, hole);
+	if (req->sel_on) {
+		sroce_count(sdev, SROCE_CNT_SELECTIVE_RESENDS);
+		sroce_comp_trace_retx(qp, hole, SROCE_RETX_CAUSE_SELECTIVE);
+		return;
+	}
+	sroce_comp_trace_retx(qp, hole, SROCE_RETX_CAUSE_SEQ_NAK);
+	sroce_swin_seek(qp, hole);
+}
+
+/*
+ * The responder has executed up to @psn (an ACK, or what a NAK or a
+ * response implies): once that covers the repaired gap, the repair is
+ * over. Returns true if it was a selective resend that a NAK started.
+ */
+static bool sroce_comp_repair_passed(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	bool sel = req->sel_on && req->sel_by_nak;
+
+	if (!req->repair_on || sroce_psn_before(psn, req->repair_psn))
+		return false;
+	sroce_comp_repair_end(qp);
+	return sel;
+}
+
+/*
+ * An ACK for @psn. After a selective resend that a NAK started, the
+ * first ACK to cover it names what the responder has executed: the
+ * resent packet and all it held behind it. A gap left among the packets
+ * sent before the resend (before sel_end) is another loss, repaired the
+ * same way, but once: later ACKs may only be slower than packets still
+ * on the way, and a responder NAKs a real gap anyway as more packets
+ * come. If the ACK names only the resent packet, the responder held
+ * nothing behind it: either it drops what comes out of order (rdma_rxe,
+ * hardware) or the next packet was lost too. Going back N from there
+ * serves both.
+ */
+static void sroce_comp_repair_acked(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 hole = sroce_psn_add(psn, 1);
+
+	if (!sroce_comp_repair_passed(qp, psn))
+		return;
+	/* Not past a read the ACK sent the requester back to, nor an RNR. */
+	if (req->rnr_wait || qp->swin.acked_psn != hole ||
+	    !sroce_psn_before(hole, req->sel_end))
+		return;
+	sroce_comp_repair(qp, hole, psn == req->repair_psn, false);
 }
 
 /* Fails the oldest unfinished WQE with @status. */
@@ -95,8 +190,12 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer_code)
 	trace_sroce_nak_rcvd(qp->ib_qp.device, qp->ib_qp.qp_num, psn,
 			     sroce_syndrome_make(SROCE_AETH_RNR_NAK,
 						 timer_code));
+	/* The same NAK again (a resend crossed it): one wait, one retry. */
+	if (req->rnr_wait && psn == qp->swin.psn)
+		return;
 	if (psn != qp->swin.acked_psn)
 		sroce_comp_ack(qp, sroce_psn_sub(psn, 1));
+	sroce_comp_repair_end(qp);
 	if (!req->rnr_left) {
 		sroce_count(to_sroce_dev(qp->ib_qp.device),
 			    SROCE_CNT_RNR_RETRY_EXCEEDED);
@@ -131,20 +230,22 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 		[SROCE_NAK_REM_OP_ERR] = IB_WC_REM_OP_ERR,
 		[SROCE_NAK_INVALID_RD_REQ] = IB_WC_REM_INV_RD_REQ_ERR,
 	};
+	bool gbn;
 
 	if (!sroce_swin_psn_valid(qp, psn))
 		return;
 	trace_sroce_nak_rcvd(qp->ib_qp.device, qp->ib_qp.qp_num, psn,
 			     sroce_syndrome_make(SROCE_AETH_NAK, code));
+	/* Right after a packet resent alone: nothing was held. */
+	gbn = qp->req.sel_on && !qp->swin.one_shot &&
+	      psn == sroce_psn_add(qp->req.repair_psn, 1);
 	if (psn != qp->swin.acked_psn)
 		sroce_comp_ack(qp, sroce_psn_sub(psn, 1));
+	sroce_comp_repair_passed(qp, sroce_psn_sub(psn, 1));
 	if (code == SROCE_NAK_PSN_SEQ_ERR) {
 		sroce_count(to_sroce_dev(qp->ib_qp.device),
 			    SROCE_CNT_SEQ_NAK_RCVD);
-		sroce_count(to_sroce_dev(qp->ib_qp.device),
-			    SROCE_CNT_FAST_RETRANSMITS);
-		sroce_comp_trace_retx(qp, psn, SROCE_RETX_CAUSE_SEQ_NAK);
-		sroce_swin_seek(qp, psn);
+		sroce_comp_repair(qp, psn, gbn, true);
 		sroce_comp_progress(qp);
 		return;
 	}
@@ -157,6 +258,7 @@ static void sroce_comp_response_done(struct sroce_qp *qp, u32 idx,
 				     const struct sroce_send_state *st, u32 psn)
 {
 	sroce_swin_placed(qp, idx, st, psn);
+	sroce_comp_repair_passed(qp, psn);
 	sroce_comp_progress(qp);
 }
 
@@ -188,6 +290,7 @@ static void sroce_comp_read(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_comp_trace_retx(qp, expect,
 					      SROCE_RETX_CAUSE_READ_GAP);
 			sroce_swin_seek(qp, expect);
+			sroce_comp_repair_end(qp);
 			qp->req.gap_pending = true;
 			qp->req.gap_psn = expect;
 		}
@@ -262,7 +365,8 @@ enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,
 		syndrome = sroce_aeth_syndrome(aeth);
 		switch (sroce_syndrome_type(syndrome)) {
 		case SROCE_AETH_ACK:
-			sroce_comp_ack(qp, info->psn);
+			if (sroce_comp_ack(qp, info->psn))
+				sroce_comp_repair_acked(qp, info->psn);
 			break;
 		case SROCE_AETH_RNR_NAK:
 			sroce_comp_rnr(qp, info->psn,
@@ -344,6 +448,7 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 		sroce_retx_arm(qp);
 	}
 	req->gap_pending = false;
+	sroce_comp_repair_end(qp);
 	sroce_rtt_discard(qp);
 	sroce_comp_trace_retx(qp, psn, due == SROCE_RETX_PROBE ?
 			      SROCE_RETX_CAUSE_TAIL_PROBE :

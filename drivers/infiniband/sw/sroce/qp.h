@@ -72,6 +72,16 @@ struct sroce_req {
 	bool gap_pending;	/* read data asked again from gap_psn */
 	u32 gap_psn;
 	bool sqd_notified;
+	/*
+	 * The gap at repair_psn is being repaired (completer.c): resent
+	 * alone if sel_on, when sent_end was sel_end, after a NAK if
+	 * sel_by_nak; else gone back to.
+	 */
+	bool repair_on;
+	bool sel_on;
+	bool sel_by_nak;
+	u32 repair_psn;
+	u32 sel_end;
 	/* Retransmission deadlines and the round-trip estimate (rtt.c). */
 	bool retry_on;		/* something is outstanding: timer wanted */
 	unsigned long retry_deadline;	/* jiffies: local ACK timeout */

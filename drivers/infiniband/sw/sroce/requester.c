@@ -295,10 +295,13 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 	*last = w->offset + payload == st->length;
 	f.opcode = sroce_req_opcode(qp, op, first, *last);
 	f.se = *last && (wqe->wr.send_flags & IB_SEND_SOLICITED);
-	/* The newest packet sent, sent again, is a probe: it asks too. */
+	/*
+	 * The newest packet sent, sent again, is a probe, and a packet
+	 * resent alone repairs a gap: they ask too.
+	 */
 	f.ackreq = sroce_qp_is_rc(qp) &&
 		   (*last || !(w->psn % SROCE_ACKREQ_EVERY) ||
-		    w->psn == sroce_psn_sub(w->sent_end, 1));
+		    w->psn == sroce_psn_sub(w->sent_end, 1) || w->one_shot);
 
 	skb = sroce_tx_build(sdev, &qp->av, &f, payload);
 	if (!skb)
@@ -512,6 +515,7 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 			break;
 		}
 		(*budget)--;
+		sroce_swin_resend_done(qp);
 	}
 	sroce_completer_retire(qp);
 	return more && qp->state != IB_QPS_ERR;

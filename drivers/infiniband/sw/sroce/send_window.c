@@ -57,6 +57,7 @@ void sroce_swin_reset(struct sroce_qp *qp, u32 psn)
 	w->next_psn = psn;
 	w->sent_end = psn;
 	w->acked_psn = psn;
+	w->one_shot = false;
 }
 
 void sroce_swin_discard(struct sroce_qp *qp)
@@ -182,6 +183,7 @@ void sroce_swin_seek(struct sroce_qp *qp, u32 psn)
 	u32 rd_atomic = 0;
 	u32 idx, op;
 
+	w->one_shot = false;
 	sroce_swin_for_each(qp, idx, st) {
 		if (st->status != IB_WC_SUCCESS)
 			break;
@@ -227,36 +229,67 @@ bool sroce_swin_psn_valid(const struct sroce_qp *qp, u32 psn)
 }
 
 /*
+ * @psn belongs to a SEND or WRITE still waiting for its ACK, and the
+ * position is at the newest PSN sent: nothing waits at a gate (a read's
+ * next chunk, a fence) that a jump back and forth could pass.
+ */
+static bool sroce_swin_data_psn(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_send_state *st;
+	u32 idx;
+
+	if (qp->swin.psn != qp->swin.sent_end ||
+	    !sroce_swin_psn_valid(qp, psn))
+		return false;
+	sroce_swin_for_each(qp, idx, st) {
+		if (st->done || sroce_psn_before(st->last_psn, psn))
+			continue;
+		return !st->rd_atomic && st->status == IB_WC_SUCCESS &&
+		       sroce_psn_after_eq(psn, st->first_psn);
+	}
+	return false;
+}
+
+/*
  * A tail-loss probe that costs one packet: the newest PSN ever sent, if
- * its WQE is a SEND or WRITE still waiting for its ACK. Resent with
- * AckReq, that packet draws an ACK for everything if nothing was lost
- * (the usual case: the ACK was only late), or a sequence NAK naming the
- * first lost PSN, which sends again from there. Returns false, and
- * leaves *@psn alone, where it does not apply.
+ * it is data (above). Resent with AckReq, that packet draws an ACK for
+ * everything if nothing was lost (the usual case: the ACK was only late),
+ * or a sequence NAK naming the first lost PSN, which sends again from
+ * there. Returns false, and leaves *@psn alone, where it does not apply.
  */
 bool sroce_swin_probe_psn(struct sroce_qp *qp, u32 *psn)
 {
 	u32 newest = sroce_psn_sub(qp->swin.sent_end, 1);
-	struct sroce_send_state *st;
-	u32 idx;
 
-	/*
-	 * Not while a resend waits at a gate (a read's next chunk, a
-	 * fence): jumping to the newest would pass what it still has to send.
-	 */
-	if (qp->swin.psn != qp->swin.sent_end ||
-	    !sroce_swin_psn_valid(qp, newest))
+	if (!sroce_swin_data_psn(qp, newest))
 		return false;
-	sroce_swin_for_each(qp, idx, st) {
-		if (st->done || sroce_psn_before(st->last_psn, newest))
-			continue;
-		if (st->rd_atomic || st->status != IB_WC_SUCCESS ||
-		    sroce_psn_before(newest, st->first_psn))
-			return false;
-		*psn = newest;
-		return true;
-	}
-	return false;
+	*psn = newest;
+	return true;
+}
+
+/*
+ * A selective resend: the packet at @psn goes out once more, alone (with
+ * AckReq), and then the position returns to the newest PSN sent, where
+ * it was. Only for data (above); reads and atomics, and resends already
+ * under way, go back N instead.
+ */
+bool sroce_swin_resend_one(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_send_window *w = &qp->swin;
+	u32 resume = w->psn;
+
+	if (!sroce_swin_data_psn(qp, psn))
+		return false;
+	sroce_swin_seek(qp, psn);
+	w->one_shot = true;
+	w->resume_psn = resume;
+	return true;
+}
+
+void sroce_swin_resend_done(struct sroce_qp *qp)
+{
+	if (qp->swin.one_shot)
+		sroce_swin_seek(qp, qp->swin.resume_psn);
 }
 
 /* A read resumes where its data stopped, others after the last ACK. */
@@ -333,6 +366,10 @@ bool sroce_swin_ack(struct sroce_qp *qp, u32 psn)
 		return true;
 	}
 	w->acked_psn = end;
+	/* Past a one-packet resend not sent yet: no need to send it. */
+	if (w->one_shot && sroce_psn_before(end, w->resume_psn) &&
+	    sroce_psn_after(end, w->psn))
+		end = w->resume_psn;
 	if (sroce_psn_before(w->psn, end))
 		sroce_swin_seek(qp, end);
 	return true;
@@ -406,14 +443,23 @@ static void sroce_swin_pop(struct sroce_qp *qp,
 {
 	struct sroce_send_window *w = &qp->swin;
 	u32 idx = sroce_queue_consumer_index(&qp->sq);
+	bool at_position = idx == w->idx;
 
-	if (idx == w->idx) {
+	/*
+	 * Done at the position (a later response implied its ACK while a
+	 * resend was to start in it): the next WQE starts at its own first
+	 * PSN, and a one-packet resend has nothing left to send.
+	 */
+	if (at_position) {
 		w->idx = sroce_queue_next(&qp->sq, idx);
 		w->offset = 0;
+		w->psn = sroce_psn_add(st->last_psn, 1);
 	} else if (st->rd_atomic) {
 		w->rd_atomic--;
 	}
 	sroce_queue_pop(&qp->sq);
+	if (at_position && w->one_shot)
+		sroce_swin_seek(qp, w->resume_psn);
 }
 
 void sroce_swin_retire(struct sroce_qp *qp)

@@ -24,6 +24,9 @@
  *  - PSNs: acked_psn <= sent_end and psn <= sent_end <= next_psn; PSNs
  *    before acked_psn are acknowledged, sent_end is one past the newest
  *    PSN ever sent (a retransmission does not move it).
+ *  - one_shot: the position was moved back to resend one packet alone
+ *    (sroce_swin_resend_one()); once it is sent the position returns to
+ *    resume_psn, which is sent_end. Any other seek ends it.
  *  - A WQE is "done" once nothing more is expected for it. Done WQEs
  *    retire (complete, and give their slot back) strictly in ring order
  *    from cons; the first failed one moves the QP to ERR, whose flush
@@ -68,6 +71,9 @@ struct sroce_send_window {
 	u32 sent_end;		/* one past the newest PSN ever sent */
 	u32 acked_psn;		/* one past the newest acknowledged PSN */
 	u32 rd_atomic;		/* reads/atomics in [cons, idx) */
+	/* A one-packet resend: after it, the position returns to resume_psn. */
+	bool one_shot;
+	u32 resume_psn;
 	/* The shadow ring: kernel copies of fetched WQEs, and their state. */
 	void *shadow;
 	struct sroce_send_state *state;
@@ -127,6 +133,10 @@ void sroce_swin_seek(struct sroce_qp *qp, u32 psn);
 
 /* The newest PSN sent, if a one-packet probe may send it again. */
 bool sroce_swin_probe_psn(struct sroce_qp *qp, u32 *psn);
+/* Sends @psn again alone, then goes on; false where it does not apply. */
+bool sroce_swin_resend_one(struct sroce_qp *qp, u32 psn);
+/* A packet went out: a one-packet resend returns to where it was. */
+void sroce_swin_resend_done(struct sroce_qp *qp);
 
 /* Something has been sent and is neither acknowledged nor failed. */
 bool sroce_swin_outstanding(const struct sroce_qp *qp);

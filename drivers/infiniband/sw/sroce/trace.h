@@ -19,6 +19,7 @@
 /* What made the requester send again from an earlier PSN. */
 enum sroce_retx_cause {
 	SROCE_RETX_CAUSE_SEQ_NAK,	/* the responder saw a gap */
+	SROCE_RETX_CAUSE_SELECTIVE,	/* a gap's one packet, resent alone */
 	SROCE_RETX_CAUSE_READ_GAP,	/* a read response was missing */
 	SROCE_RETX_CAUSE_TAIL_PROBE,	/* no ACK for a few round trips */
 	SROCE_RETX_CAUSE_TIMEOUT,	/* the QP's local ACK timeout */
@@ -45,6 +46,7 @@ enum sroce_retx_cause {
 
 #define sroce_trace_retx_causes				\
 	EM(SROCE_RETX_CAUSE_SEQ_NAK, "seq_nak")		\
+	EM(SROCE_RETX_CAUSE_SELECTIVE, "selective")	\
 	EM(SROCE_RETX_CAUSE_READ_GAP, "read_gap")	\
 	EM(SROCE_RETX_CAUSE_TAIL_PROBE, "tail_probe")	\
 	EM(SROCE_RETX_CAUSE_TIMEOUT, "timeout")		\
