@@ -94,6 +94,38 @@ static void sroce_comp_repair_end(struct sroce_qp *qp)
 }
 
 /*
+ * A responder that held nothing behind SROCE_SEL_MISSES selective resends
+ * in a row drops what comes out of order (rdma_rxe, hardware): each
+ * selective resend costs it a round trip, so its gaps go back N at once,
+ * and only every SROCE_SEL_RETRY-th tries a selective resend again (the
+ * QP may have been connected elsewhere; a lost pair of packets also
+ * looks like a miss).
+ */
+#define SROCE_SEL_MISSES	2
+#define SROCE_SEL_RETRY		16
+
+static bool sroce_comp_sel_worth(struct sroce_req *req)
+{
+	if (!READ_ONCE(sroce_selective_resend))
+		return false;
+	if (req->sel_misses < SROCE_SEL_MISSES)
+		return true;
+	if (++req->sel_misses < SROCE_SEL_MISSES + SROCE_SEL_RETRY)
+		return false;
+	req->sel_misses = SROCE_SEL_MISSES - 1;
+	return true;
+}
+
+/* How a selective resend that a NAK started turned out. */
+static void sroce_comp_sel_outcome(struct sroce_req *req, bool held)
+{
+	if (held)
+		req->sel_misses = 0;
+	else if (req->sel_misses < SROCE_SEL_MISSES)
+		req->sel_misses++;
+}
+
+/*
  * The responder lacks @hole. A responder like ours holds what arrives
  * ahead of a gap, so the first repair resends only the packet at @hole
  * and lets the ACK it draws say what else is missing
@@ -117,7 +149,7 @@ static void sroce_comp_repair(struct sroce_qp *qp, u32 hole, bool gbn,
 	req->repair_psn = hole;
 	req->sel_end = qp->swin.sent_end;
 	req->sel_by_nak = by_nak;
-	req->sel_on = !gbn && READ_ONCE(sroce_selective_resend) &&
+	req->sel_on = !gbn && sroce_comp_sel_worth(req) &&
 		      sroce_swin_resend_one(qp, hole);
 	if (req->sel_on) {
 		sroce_count(sdev, SROCE_CNT_SELECTIVE_RESENDS);
@@ -163,6 +195,7 @@ static void sroce_comp_repair_acked(struct sroce_qp *qp, u32 psn)
 
 	if (!sroce_comp_repair_passed(qp, psn))
 		return;
+	sroce_comp_sel_outcome(req, psn != req->repair_psn);
 	/* Not past a read the ACK sent the requester back to, nor an RNR. */
 	if (req->rnr_wait || qp->swin.acked_psn != hole ||
 	    !sroce_psn_before(hole, req->sel_end))
@@ -239,6 +272,8 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 	/* Right after a packet resent alone: nothing was held. */
 	gbn = qp->req.sel_on && !qp->swin.one_shot &&
 	      psn == sroce_psn_add(qp->req.repair_psn, 1);
+	if (gbn && qp->req.sel_by_nak)
+		sroce_comp_sel_outcome(&qp->req, false);
 	if (psn != qp->swin.acked_psn)
 		sroce_comp_ack(qp, sroce_psn_sub(psn, 1));
 	sroce_comp_repair_passed(qp, sroce_psn_sub(psn, 1));

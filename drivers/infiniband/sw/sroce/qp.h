@@ -80,6 +80,7 @@ struct sroce_req {
 	bool repair_on;
 	bool sel_on;
 	bool sel_by_nak;
+	u8 sel_misses;		/* selective resends in a row that held nothing */
 	u32 repair_psn;
 	u32 sel_end;
 	/* Retransmission deadlines and the round-trip estimate (rtt.c). */
