@@ -87,6 +87,12 @@ run_timeout 30 ip netns exec peer rdma link add sroce1 type sroce netdev veth1 |
 wait_until 10 "sroce1" test -e /sys/class/infiniband/sroce1
 rc_data_matrix netns sroce0 192.0.2.1 sroce1 192.0.2.2
 no_bad_icrc
+# The payloads of 512 bytes and more went out zero-copy from both ends
+# (A's sends and writes, B's sends to A), through the IP stack, where the
+# peer checked their ICRC (no_bad_icrc).
+for d in sroce0 sroce1; do
+	(($(port_counter $d tx_zero_copy) > 0)) || fail "$d sent nothing zero-copy"
+done
 link_del sroce0
 link_del sroce1
 ip netns del peer

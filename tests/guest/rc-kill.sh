@@ -14,6 +14,8 @@
 #  - afterwards no user object is left: no QP but QP1, no MR, CQ, PD or
 #    rdma_cm ID (`rdma res`), on both devices;
 #  - a fresh run between the same devices works (nothing stuck);
+#  - on sroce, one more round kills the writer while its zero-copy
+#    packets wait in a queue (see hold_packets);
 #  - the module unloads (every object was freed).
 . "$(dirname "$0")/lib.sh"
 
@@ -54,6 +56,7 @@ kill_round() {
 	sleep 2
 	if [[ $victim == server ]]; then vpid=$spid; else vpid=$cpid; fi
 	kill -0 "$vpid" 2>/dev/null || { cat "$sout" "$cout"; fail "$name: $victim ended early"; }
+	[[ -z ${HOLD_DEV:-} ]] || hold_packets "$name"
 	# timeout's child is the perftest process: kill that one.
 	pkill -KILL -P "$vpid" || fail "$name: no $victim process to kill"
 	local t0=$SECONDS
@@ -73,6 +76,31 @@ kill_round() {
 	log "$name: survivor ended (status $spid_rc) $((SECONDS - t0)) s after the kill"
 	wait_until 20 "$name: user objects gone on $SDEV" no_user_objects "$SDEV"
 	wait_until 20 "$name: user objects gone on $CDEV" no_user_objects "$CDEV"
+	[[ -z ${HOLD_DEV:-} ]] || release_packets "$name"
+}
+
+# With HOLD_DEV set ("veth0" or "peer veth1"), the victim's packets are
+# held in a queue when it dies. The victim sends zero-copy (tx_zero_copy):
+# its packets' payload is in its own registered pages, which its death
+# unpins and frees while the packets wait. hold_packets: from now on
+# HOLD_DEV delays what it sends by 1.5 s (netem); 0.3 s later the queue
+# must hold packets. release_packets: once they have gone out and arrived
+# at the survivor's device, which checks their ICRC (a page freed and
+# reused under them would show as a bad ICRC, see rdma_pair_done), the
+# queue goes.
+hold_tc() { if [[ $HOLD_DEV == peer* ]]; then tc -n peer "$@"; else tc "$@"; fi; }
+hold_packets() {
+	local backlog
+	hold_tc qdisc add dev "${HOLD_DEV##* }" root netem delay 1500ms limit 100000
+	nap 0.3
+	backlog=$(hold_tc -s qdisc show dev "${HOLD_DEV##* }" |
+		awk '/backlog/ { sub(/p$/, "", $3); print $3; exit }')
+	log "$1: $backlog packets held in the queue at the kill"
+	((backlog > 0)) || fail "$1: no packet held in the queue at the kill"
+}
+release_packets() {
+	nap 2
+	hold_tc qdisc del dev "${HOLD_DEV##* }" root
 }
 
 # Each side killed while it sends data: the requester of writes and sends,
@@ -80,6 +108,18 @@ kill_round() {
 kill_round write-client client ib_write_bw -s 65536
 kill_round read-server server ib_read_bw -s 65536
 kill_round send-client client ib_send_bw -s 4096
+
+# The same while the victim's zero-copy packets wait in a queue (sroce:
+# rxe copies, and has one device here). Read responses are always copied
+# (net_tx.h), so only the writer's round.
+if [[ $SROCE_IMPL != rxe ]]; then
+	zc=$(port_counter "$CDEV" tx_zero_copy)
+	# -u 22: a 17 s ACK timeout, so that the 1.5 s hold runs out no retry
+	# (probes resend meanwhile; they are not retries).
+	HOLD_DEV="peer veth1" kill_round write-client-held client ib_write_bw -s 65536 -u 22
+	(($(port_counter "$CDEV" tx_zero_copy) > zc)) ||
+		fail "write-client-held: the client sent nothing zero-copy"
+fi
 
 # Nothing is stuck: a normal run between the same devices.
 LP_PORT=19600

@@ -58,8 +58,8 @@ struct op {
 };
 
 /*
- * @e's CQ and a QP of @type on it: @max_wr WRs of 3 SGEs each way and
- * @max_inline bytes inline. By ibv_create_qp_ex() for the ibv_wr_*
+ * @e's CQ and a QP of @type on it: @max_wr WRs of 3 SGEs each way (or
+ * e->max_send_sge to send) and @max_inline bytes inline. By ibv_create_qp_ex() for the ibv_wr_*
  * opcodes @send_ops (e->qpx then), by ibv_create_qp() if there are none.
  */
 static inline void create_qp(struct end *e, enum ibv_qp_type type,
@@ -68,7 +68,8 @@ static inline void create_qp(struct end *e, enum ibv_qp_type type,
 {
 	struct ibv_qp_cap want = {
 		.max_send_wr = max_wr, .max_recv_wr = max_wr,
-		.max_send_sge = 3, .max_recv_sge = 3,
+		.max_send_sge = e->max_send_sge ? e->max_send_sge : 3,
+		.max_recv_sge = 3,
 		.max_inline_data = max_inline,
 	};
 	struct ibv_qp_cap got;
@@ -100,7 +101,7 @@ static inline void create_qp(struct end *e, enum ibv_qp_type type,
 		got = init.cap;
 	}
 	CHECK(got.max_send_wr >= max_wr && got.max_recv_wr >= max_wr &&
-	      got.max_send_sge >= 3 && got.max_recv_sge >= 3,
+	      got.max_send_sge >= want.max_send_sge && got.max_recv_sge >= 3,
 	      "%s: caps %u/%u wr %u/%u sge", e->name, got.max_send_wr,
 	      got.max_recv_wr, got.max_send_sge, got.max_recv_sge);
 	CHECK(got.max_inline_data >= max_inline, "%s: max_inline_data %u < %u",

@@ -33,6 +33,7 @@ struct end {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_qp_ex *qpx;		/* if the QP posts by ibv_wr_* */
+	uint32_t max_send_sge;		/* for create_qp(); 0: its default */
 };
 
 /* Opens device @dev as end @name, with a PD and GID @gid_index. */

@@ -565,27 +565,52 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 }
 
 /*
- * The page holding @iova, for zero-copy transmit: *@len_in_page bytes from
- * *@offset are region bytes (clipped to the region's end). The page stays
- * valid while the caller holds its reference on @mr; a caller that keeps
- * it longer (an skb fragment) takes its own with get_page().
+ * Zero-copy transmit: see mr.h. The fragments hold their own page
+ * references, so a deregistration that unpins the pages while the packet
+ * still waits in a queue only drops its own claim on them. User memory may
+ * change under a queued packet (the owner can write to it at any time):
+ * SKBFL_SHARED_FRAG tells the stack not to trust the fragments for a
+ * checksum it computed earlier.
  */
-int sroce_mr_page(struct sroce_mr *mr, u64 iova, struct page **page,
-		  u32 *offset, u32 *len_in_page)
+int sroce_mr_attach(struct sroce_mr *mr, u64 iova, u32 len,
+		    struct sk_buff *skb, unsigned int max_frags)
 {
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
 	struct sroce_mr_view v;
-	u64 left;
+	struct page *page;
+	u32 offset, n;
 	int ret;
 
-	ret = sroce_mr_view(mr, iova, 1, &v);
+	if (mr->kind != SROCE_MR_USER)
+		return -EOPNOTSUPP;
+	if (!len)
+		return 0;
+	ret = sroce_mr_view(mr, iova, len, &v);
 	if (ret)
 		return ret;
-	ret = sroce_mr_locate(mr, &v, iova, page, offset, len_in_page);
-	if (ret)
-		return ret;
-	left = v.length - (iova - v.iova);
-	if (left < *len_in_page)
-		*len_in_page = left;
+
+	while (len) {
+		unsigned int i = shinfo->nr_frags;
+
+		ret = sroce_mr_locate(mr, &v, iova, &page, &offset, &n);
+		if (ret)
+			return ret;
+		n = min(n, len);
+		if (i && skb_can_coalesce(skb, i, page, offset)) {
+			skb_frag_size_add(&shinfo->frags[i - 1], n);
+		} else {
+			if (i >= max_frags)
+				return -EMSGSIZE;
+			get_page(page);
+			skb_fill_page_desc(skb, i, page, offset, n);
+		}
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+		iova += n;
+		len -= n;
+	}
+	shinfo->flags |= SKBFL_SHARED_FRAG;
 	return 0;
 }
 

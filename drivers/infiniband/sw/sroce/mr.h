@@ -17,7 +17,11 @@
  *    the last reference completes @released. Only then are the pages
  *    unpinned. The memory itself is freed after an RCU grace period, because
  *    a lookup may have read the pointer just before it was unpublished.
- * So a reference keeps the pages and the page array alive. It does not keep
+ * So a reference keeps the pages and the page array alive. (A zero-copy
+ * packet's fragments hold references on the pages themselves, not on the
+ * region: a user region's pages stay allocated, and may still be read
+ * by the packet, after dereg has unpinned them, until the packet is gone;
+ * they are the owner's own pages, never reused meanwhile.) It does not keep
  * the region valid: invalidation (LOCAL_INV, SEND_WITH_INV) does not wait
  * for holders. The data path must not hold a reference across a wait on the
  * network (dereg would block until it drops it): take it per packet or per
@@ -178,8 +182,16 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
 int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 		      const struct sk_buff *skb, int skb_offset, u32 len);
-int sroce_mr_page(struct sroce_mr *mr, u64 iova, struct page **page,
-		  u32 *offset, u32 *len_in_page);
+/*
+ * Zero-copy transmit: appends [@iova, @iova + @len) to @skb as page
+ * fragments that keep the pages alive by themselves, up to @max_frags
+ * fragments in all. Only user regions (kernel regions may name slab
+ * memory, which must not be referenced from an skb): -EOPNOTSUPP for
+ * others, -EMSGSIZE when the fragments run out, -EFAULT as above.
+ * Fragments appended before an error stay; the caller frees the skb.
+ */
+int sroce_mr_attach(struct sroce_mr *mr, u64 iova, u32 len,
+		    struct sk_buff *skb, unsigned int max_frags);
 enum sroce_atomic_op {
 	SROCE_ATOMIC_CMP_SWAP,		/* *orig = old; if old == arg: swap */
 	SROCE_ATOMIC_FETCH_ADD,		/* *orig = old; old + arg */

@@ -28,8 +28,20 @@
 #include "sroce.h"
 #include "net_tx.h"
 #include "drop.h"
+#include "skb_icrc.h"
 
 #define SROCE_TX_TTL		64
+
+static bool sroce_zero_copy_tx = true;
+module_param_named(zero_copy_tx, sroce_zero_copy_tx, bool, 0644);
+MODULE_PARM_DESC(zero_copy_tx,
+		 "Send RC payloads of user QPs from the registered pages without copying them (default: Y)");
+
+bool sroce_tx_zero_copy(u32 payload_len)
+{
+	return payload_len >= SROCE_TX_ZERO_COPY_MIN &&
+	       READ_ONCE(sroce_zero_copy_tx);
+}
 
 struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
 			       const struct sroce_av *av, unsigned int len,
@@ -50,15 +62,16 @@ struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev,
 	return skb;
 }
 
-struct sk_buff *sroce_tx_build(struct sroce_dev *sdev,
-			       const struct sroce_av *av,
-			       const struct sroce_hdr_fields *f,
-			       u32 payload_len)
+/* @room: bytes of the payload that will be put in the linear part. */
+static struct sk_buff *sroce_tx_build_room(struct sroce_dev *sdev,
+					   const struct sroce_av *av,
+					   const struct sroce_hdr_fields *f,
+					   u32 payload_len, u32 room)
 {
 	u32 hdr_len = sroce_packet_header_len(f->opcode);
 	struct sk_buff *skb;
 
-	skb = sroce_tx_alloc(sdev, av, hdr_len + payload_len, GFP_ATOMIC);
+	skb = sroce_tx_alloc(sdev, av, hdr_len + room, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	if (sroce_packet_build(skb_put(skb, hdr_len), hdr_len, f,
@@ -67,6 +80,22 @@ struct sk_buff *sroce_tx_build(struct sroce_dev *sdev,
 		return NULL;
 	}
 	return skb;
+}
+
+struct sk_buff *sroce_tx_build(struct sroce_dev *sdev,
+			       const struct sroce_av *av,
+			       const struct sroce_hdr_fields *f,
+			       u32 payload_len)
+{
+	return sroce_tx_build_room(sdev, av, f, payload_len, payload_len);
+}
+
+struct sk_buff *sroce_tx_build_zc(struct sroce_dev *sdev,
+				  const struct sroce_av *av,
+				  const struct sroce_hdr_fields *f,
+				  u32 payload_len)
+{
+	return sroce_tx_build_room(sdev, av, f, payload_len, 0);
 }
 
 /* The cache (if any) only ever holds routes for this AV. */
@@ -197,25 +226,59 @@ static struct sroce_dev *sroce_tx_local_dev(struct sroce_dev *sdev,
 				     &av->daddr.in4.sin_addr.s_addr);
 }
 
+/*
+ * @len zero bytes at the end of @skb, for the pad and the ICRC. A packet
+ * whose payload is in fragments gets them in one more fragment, from the
+ * per-CPU page fragment cache.
+ */
+static u8 *sroce_tx_trailer(struct sk_buff *skb, unsigned int len)
+{
+	struct page *page;
+	u8 *p;
+
+	if (!skb_is_nonlinear(skb))
+		return skb_put_zero(skb, len);
+	if (WARN_ON_ONCE(skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS))
+		return NULL;
+	p = netdev_alloc_frag(len);
+	if (!p)
+		return NULL;
+	memset(p, 0, len);
+	page = virt_to_head_page(p);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
+			   p - (u8 *)page_address(page), len);
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += len;
+	return p;
+}
+
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		  struct sk_buff *skb, u16 src_port, struct dst_cache *cache)
 {
 	bool ipv6 = av->network_type == RDMA_NETWORK_IPV6;
 	struct sroce_dev *local;
-	unsigned int bth_len;
+	unsigned int bth_len, pad;
+	bool zero_copy;
 	struct dst_entry *dst;
-	__le32 icrc;
+	__le32 icrc = 0;
+	u8 *trailer;
 	int err;
 
 	/*
 	 * The caller set the BTH pad count; the bytes are zero. Every header
 	 * length is a multiple of 4, so the whole length pads like the payload.
+	 * skb->data is the BTH; headers go in front, pad and ICRC behind.
 	 */
-	skb_put_zero(skb, sroce_pad_count(skb->len));
-
-	/* skb->data is the BTH; headers go in front, the ICRC behind. */
-	bth_len = skb->len;
-	skb_put(skb, SROCE_ICRC_BYTES);
+	pad = sroce_pad_count(skb->len);
+	bth_len = skb->len + pad;
+	zero_copy = skb_is_nonlinear(skb);
+	trailer = sroce_tx_trailer(skb, pad + SROCE_ICRC_BYTES);
+	if (!trailer) {
+		sroce_count(sdev, SROCE_CNT_TX_ERRORS);
+		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_ABORTED);
+		return -ENOMEM;
+	}
 	sroce_push_udp(skb, src_port);
 	rcu_read_lock();
 	local = sroce_tx_local_dev(sdev, av);
@@ -229,6 +292,8 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		__skb_pull(skb, skb_transport_offset(skb));
 		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
 		sroce_count(sdev, SROCE_CNT_LOCAL_DELIVERIES);
+		if (zero_copy)
+			sroce_count(sdev, SROCE_CNT_TX_ZERO_COPY);
 		sroce_recv(local, skb, true);
 		rcu_read_unlock();
 		return 0;
@@ -242,12 +307,9 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_NO_ROUTE);
 		return PTR_ERR(dst);
 	}
-	icrc = sroce_icrc_calc(skb_network_header(skb), ipv6,
-			       skb_transport_header(skb),
-			       skb_transport_header(skb) +
-			       sizeof(struct udphdr),
-			       bth_len + SROCE_ICRC_BYTES);
-	memcpy(skb_tail_pointer(skb) - SROCE_ICRC_BYTES, &icrc, sizeof(icrc));
+	/* Cannot fail: the packet is as long as its UDP header says. */
+	sroce_skb_icrc(skb, bth_len + SROCE_ICRC_BYTES, &icrc);
+	memcpy(trailer + pad, &icrc, sizeof(icrc));
 
 	skb_dst_set(skb, dst);
 	skb->dev = dst->dev;
@@ -256,5 +318,7 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		     ip_local_out(sdev->net, NULL, skb);
 	err = net_xmit_eval(err);
 	sroce_count(sdev, err ? SROCE_CNT_TX_ERRORS : SROCE_CNT_TX_PACKETS);
+	if (!err && zero_copy)
+		sroce_count(sdev, SROCE_CNT_TX_ZERO_COPY);
 	return err;
 }

@@ -30,6 +30,36 @@ struct sk_buff *sroce_tx_build(struct sroce_dev *sdev,
 			       const struct sroce_av *av,
 			       const struct sroce_hdr_fields *f,
 			       u32 payload_len);
+/*
+ * The same with room for the headers only: the payload of @payload_len
+ * bytes comes as fragments (below).
+ */
+struct sk_buff *sroce_tx_build_zc(struct sroce_dev *sdev,
+				  const struct sroce_av *av,
+				  const struct sroce_hdr_fields *f,
+				  u32 payload_len);
+/*
+ * Zero-copy: a caller may put a packet's payload in page fragments
+ * (sroce_mr_attach()) instead of the linear part, up to
+ * SROCE_TX_PAYLOAD_FRAGS of them (sroce_tx_send() adds one for the pad
+ * and the ICRC). The ICRC is computed when the packet is sent and the
+ * bytes are read again later, when the packet leaves: so only where the
+ * memory must not change meanwhile. That is the requester's RC SEND and
+ * WRITE payload: the verbs forbid changing it before the completion, which
+ * waits for the peer's acknowledgement; a resend still queued after that
+ * is a duplicate the peer ignores (or drops for its ICRC, if the memory
+ * changed). Not UC or UD, which complete when sent. Not read responses:
+ * the owner of the memory may write it while a peer reads it, and a copy
+ * gives the reader a snapshot, where a changing page would give it a bad
+ * ICRC and resends until its retries ran out. sroce_tx_zero_copy() says
+ * whether @payload_len bytes are worth it: below SROCE_TX_ZERO_COPY_MIN,
+ * copying costs less than the page references and the trailer fragment;
+ * module parameter zero_copy_tx turns it off.
+ */
+#define SROCE_TX_PAYLOAD_FRAGS	(MAX_SKB_FRAGS - 1)
+#define SROCE_TX_ZERO_COPY_MIN	512
+bool sroce_tx_zero_copy(u32 payload_len);
+
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		  struct sk_buff *skb, u16 src_port, struct dst_cache *cache);
 

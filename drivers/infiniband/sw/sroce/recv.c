@@ -19,46 +19,19 @@
 #include "sroce.h"
 #include "qp.h"
 #include "drop.h"
+#include "skb_icrc.h"
 
 /* The ICRC over everything from the BTH up to, not including, the ICRC. */
-static bool sroce_recv_icrc_ok(struct sk_buff *skb, const struct udphdr *udph,
-			       const struct sroce_bth *bth, unsigned int len)
+static bool sroce_recv_icrc_ok(const struct sk_buff *skb, unsigned int len)
 {
-	unsigned int bth_off = skb_transport_offset(skb) + sizeof(*udph);
-	unsigned int consumed = 0, from, todo;
-	struct skb_seq_state seq;
-	const u8 *chunk;
-	__le32 wire_icrc;
-	u32 state;
+	unsigned int icrc_off = skb_transport_offset(skb) +
+				sizeof(struct udphdr) + len - SROCE_ICRC_BYTES;
+	__le32 wire_icrc, icrc;
 
-	if (skb_copy_bits(skb, bth_off + len - SROCE_ICRC_BYTES, &wire_icrc,
-			  sizeof(wire_icrc)))
+	if (skb_copy_bits(skb, icrc_off, &wire_icrc, sizeof(wire_icrc)) ||
+	    sroce_skb_icrc(skb, len, &icrc))
 		return false;
-
-	if (skb->protocol == htons(ETH_P_IP))
-		state = sroce_icrc_begin(ip_hdr(skb), false, udph, bth);
-	else
-		state = sroce_icrc_begin(ipv6_hdr(skb), true, udph, bth);
-
-	/* The BTH itself was folded in by sroce_icrc_begin (masked). */
-	from = bth_off + SROCE_BTH_BYTES;
-	todo = len - SROCE_BTH_BYTES - SROCE_ICRC_BYTES;
-	skb_prepare_seq_read(skb, from, from + todo, &seq);
-	while (todo) {
-		/* skb_seq_read() may return more than asked for: clamp. */
-		unsigned int n = skb_seq_read(consumed, &chunk, &seq);
-
-		if (!n)
-			break;
-		n = min(n, todo);
-		state = sroce_icrc_update(state, chunk, n);
-		consumed += n;
-		todo -= n;
-	}
-	skb_abort_seq_read(&seq);
-	if (todo)
-		return false;
-	return sroce_icrc_final(state) == wire_icrc;
+	return icrc == wire_icrc;
 }
 
 static bool sroce_recv_daddr_multicast(const struct sk_buff *skb)
@@ -99,7 +72,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool local)
 
 	if (sroce_packet_parse(bth, len, &info))
 		goto bad_header;
-	if (!local && !sroce_recv_icrc_ok(skb, udph, bth, len)) {
+	if (!local && !sroce_recv_icrc_ok(skb, len)) {
 		sroce_count(sdev, SROCE_CNT_RX_BAD_ICRC);
 		sroce_drop_skb(&sdev->ib_dev, info.dest_qpn, skb,
 			       SROCE_DROP_BAD_ICRC);

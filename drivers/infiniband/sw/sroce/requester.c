@@ -194,27 +194,62 @@ int sroce_send_packet(struct sroce_qp *qp, struct sk_buff *skb)
 			     &qp->dst_cache);
 }
 
-/* Appends @len payload bytes of @wqe from message offset @offset. */
-static enum ib_wc_status sroce_req_gather(struct sroce_qp *qp,
-					  const struct rxe_send_wqe *wqe,
-					  u32 offset, struct sk_buff *skb,
-					  u32 len)
-{
-	struct sroce_sge_list l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma,
-						   qp->sq_max_sge);
-	void *dst = skb_put(skb, len);
-
-	/* An atomic write's value sits where inline data would. */
-	if ((wqe->wr.send_flags & IB_SEND_INLINE) ||
-	    wqe->wr.opcode == SROCE_WR_ATOMIC_WRITE) {
-		memcpy(dst, wqe->dma.inline_data + offset, len);
-		return IB_WC_SUCCESS;
-	}
-	return sroce_sge_read(&l, offset, dst, len);
-}
-
 /* Result of one requester step besides a completion status. */
 #define SROCE_REQ_NOMEM		(-1)
+
+/*
+ * The packet with @f's headers and @len payload bytes of @wqe from message
+ * offset @offset, to @av. An RC payload in a user QP's registered memory
+ * is referenced rather than copied when sroce_tx_zero_copy() says it pays
+ * (kernel users' memory may be slab, which an skb must not reference);
+ * one that cannot be (e.g. too many pieces) is copied after all. Returns
+ * IB_WC_SUCCESS with *@skbp set, a completion status, or SROCE_REQ_NOMEM.
+ */
+static int sroce_req_packet(struct sroce_qp *qp,
+			    const struct rxe_send_wqe *wqe,
+			    const struct sroce_av *av,
+			    const struct sroce_hdr_fields *f, u32 offset,
+			    u32 len, struct sk_buff **skbp)
+{
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
+	struct sroce_sge_list l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma,
+						   qp->sq_max_sge);
+	/* An atomic write's value sits where inline data would. */
+	bool inline_data = (wqe->wr.send_flags & IB_SEND_INLINE) ||
+			   wqe->wr.opcode == SROCE_WR_ATOMIC_WRITE;
+	enum ib_wc_status status;
+	struct sk_buff *skb;
+
+	if (qp->user && !inline_data && sroce_qp_is_rc(qp) &&
+	    sroce_tx_zero_copy(len)) {
+		skb = sroce_tx_build_zc(sdev, av, f, len);
+		if (!skb)
+			return SROCE_REQ_NOMEM;
+		if (sroce_sge_attach(&l, offset, skb, len,
+				     SROCE_TX_PAYLOAD_FRAGS)) {
+			*skbp = skb;
+			return IB_WC_SUCCESS;
+		}
+		consume_skb(skb);
+	}
+
+	skb = sroce_tx_build(sdev, av, f, len);
+	if (!skb)
+		return SROCE_REQ_NOMEM;
+	if (inline_data) {
+		memcpy(skb_put(skb, len), wqe->dma.inline_data + offset, len);
+		status = IB_WC_SUCCESS;
+	} else {
+		status = sroce_sge_read(&l, offset, skb_put(skb, len), len);
+	}
+	if (status != IB_WC_SUCCESS) {
+		sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num, skb,
+			       SROCE_DROP_TX_ABORTED);
+		return status;
+	}
+	*skbp = skb;
+	return IB_WC_SUCCESS;
+}
 
 static int sroce_req_send_ud(struct sroce_qp *qp,
 			     const struct rxe_send_wqe *wqe,
@@ -233,9 +268,9 @@ static int sroce_req_send_ud(struct sroce_qp *qp,
 		.imm = wqe->wr.ex.imm_data,
 		.psn = qp->swin.psn,
 	};
-	enum ib_wc_status status;
 	struct sroce_av av;
 	struct sk_buff *skb;
+	int ret;
 
 	/*
 	 * Kernel WQEs carry the AH pointer; user ones an AH number or, with
@@ -255,15 +290,9 @@ static int sroce_req_send_ud(struct sroce_qp *qp,
 	if (st->length > ib_mtu_enum_to_int(sroce_port_active_mtu(sdev)))
 		return IB_WC_SUCCESS;
 
-	skb = sroce_tx_build(sdev, &av, &f, st->length);
-	if (!skb)
-		return SROCE_REQ_NOMEM;
-	status = sroce_req_gather(qp, wqe, 0, skb, st->length);
-	if (status != IB_WC_SUCCESS) {
-		sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num, skb,
-			       SROCE_DROP_TX_ABORTED);
-		return status;
-	}
+	ret = sroce_req_packet(qp, wqe, &av, &f, 0, st->length, &skb);
+	if (ret != IB_WC_SUCCESS)
+		return ret;
 	/* A datagram lost in the network is not an error of the sender. */
 	sroce_tx_send(sdev, &av, skb, sroce_req_sport(qp, f.dest_qpn), NULL);
 	return IB_WC_SUCCESS;
@@ -274,7 +303,6 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 			       const struct rxe_send_wqe *wqe,
 			       struct sroce_send_state *st, bool *last)
 {
-	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	const struct sroce_send_window *w = &qp->swin;
 	u32 op = wqe->wr.opcode;
 	u32 payload = min(st->length - w->offset, qp->mtu);
@@ -289,8 +317,8 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 		.imm = wqe->wr.ex.imm_data,
 		.inv_rkey = wqe->wr.ex.invalidate_rkey,
 	};
-	enum ib_wc_status status;
 	struct sk_buff *skb;
+	int ret;
 
 	*last = w->offset + payload == st->length;
 	f.opcode = sroce_req_opcode(qp, op, first, *last);
@@ -303,15 +331,10 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 		   (*last || !(w->psn % SROCE_ACKREQ_EVERY) ||
 		    w->psn == sroce_psn_sub(w->sent_end, 1) || w->one_shot);
 
-	skb = sroce_tx_build(sdev, &qp->av, &f, payload);
-	if (!skb)
-		return SROCE_REQ_NOMEM;
-	status = sroce_req_gather(qp, wqe, w->offset, skb, payload);
-	if (status != IB_WC_SUCCESS) {
-		sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num, skb,
-			       SROCE_DROP_TX_ABORTED);
-		return status;
-	}
+	ret = sroce_req_packet(qp, wqe, &qp->av, &f, w->offset, payload,
+			       &skb);
+	if (ret != IB_WC_SUCCESS)
+		return ret;
 	if (f.ackreq)
 		sroce_rtt_sent(qp, f.psn);
 	sroce_send_packet(qp, skb);

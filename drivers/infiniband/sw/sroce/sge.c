@@ -7,9 +7,11 @@
 /* Where the bytes come from or go to, besides the SGEs. */
 struct sroce_sge_peer {
 	enum sroce_copy_dir dir;	/* seen from the memory region */
-	void *buf;			/* NULL: use skb */
+	void *buf;			/* NULL: use skb or attach_to */
 	const struct sk_buff *skb;
 	int skb_off;
+	struct sk_buff *attach_to;	/* zero-copy: fragments, not a copy */
+	unsigned int max_frags;
 };
 
 static enum ib_wc_status sroce_sge_copy(const struct sroce_sge_list *l,
@@ -38,7 +40,10 @@ static enum ib_wc_status sroce_sge_copy(const struct sroce_sge_list *l,
 				  &status);
 		if (!mr)
 			return status;
-		if (p->buf)
+		if (p->attach_to)
+			err = sroce_mr_attach(mr, iova, n, p->attach_to,
+					      p->max_frags);
+		else if (p->buf)
 			err = sroce_mr_copy(mr, iova, p->buf, n, p->dir);
 		else
 			err = sroce_mr_copy_skb(mr, iova, p->skb, p->skb_off, n);
@@ -47,7 +52,7 @@ static enum ib_wc_status sroce_sge_copy(const struct sroce_sge_list *l,
 			return IB_WC_LOC_PROT_ERR;
 		if (p->buf)
 			p->buf = (u8 *)p->buf + n;
-		else
+		else if (!p->attach_to)
 			p->skb_off += n;
 		len -= n;
 	}
@@ -80,4 +85,13 @@ enum ib_wc_status sroce_sge_write_skb(const struct sroce_sge_list *l,
 				    .skb_off = skb_off };
 
 	return sroce_sge_copy(l, offset, &p, len);
+}
+
+bool sroce_sge_attach(const struct sroce_sge_list *l, u32 offset,
+		      struct sk_buff *skb, u32 len, unsigned int max_frags)
+{
+	struct sroce_sge_peer p = { .dir = SROCE_COPY_FROM_MR,
+				    .attach_to = skb, .max_frags = max_frags };
+
+	return sroce_sge_copy(l, offset, &p, len) == IB_WC_SUCCESS;
 }

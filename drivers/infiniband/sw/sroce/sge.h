@@ -65,5 +65,14 @@ enum ib_wc_status sroce_sge_write(const struct sroce_sge_list *l, u32 offset,
 enum ib_wc_status sroce_sge_write_skb(const struct sroce_sge_list *l,
 				      u32 offset, const struct sk_buff *skb,
 				      int skb_off, u32 len);
+/*
+ * Zero-copy: appends @len bytes at message offset @offset to @skb as
+ * fragments of the registered pages (sroce_mr_attach()). False if any of
+ * them cannot be: a region other than a user one, more than @max_frags
+ * fragments, or an error sroce_sge_read() would report. The caller then
+ * frees @skb and copies instead, which reports the error if there is one.
+ */
+bool sroce_sge_attach(const struct sroce_sge_list *l, u32 offset,
+		      struct sk_buff *skb, u32 len, unsigned int max_frags);
 
 #endif /* SROCE_SGE_H */

@@ -35,6 +35,7 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RNR_RETRY_EXCEEDED] = { .name = "rnr_retry_exceeded" },
 	[SROCE_CNT_LINK_DOWNED] = { .name = "link_downed" },
 	[SROCE_CNT_SELECTIVE_RESENDS] = { .name = "selective_resends" },
+	[SROCE_CNT_TX_ZERO_COPY] = { .name = "tx_zero_copy" },
 };
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib_dev,
