@@ -9,6 +9,11 @@
 # there, in the same two boots:
 #
 #   TCP     iperf3, one stream B -> A, MB/sec: the ceiling of the wire
+#   UDP     iperf3 -u, datagrams of 1056 bytes (a RoCE packet's UDP
+#           payload at path MTU 1024) B -> A as fast as B can send, MB/sec
+#           received (clean wire only): what the wire carries in packets
+#           of RoCE's size, where TCP sends 64 KiB segments (GSO) per trip
+#           through the emulated NIC
 #   rxe     the in-tree rdma_rxe on both ends (rxe0 <-> rxe0)
 #   sroce   sroce on both ends (sroce0 <-> sroce0)
 #
@@ -292,26 +297,28 @@ in_guest() {
 		done
 	}
 
-	# tcp_step COND: iperf3 from B to A for BENCH_TCP_SECS seconds.
+	# tcp_step COND [udp]: iperf3 from B to A for BENCH_TCP_SECS seconds
+	# (udp: datagrams of RoCE's size, as fast as B can send them).
 	tcp_step() {
-		local port=$((PORT++)) v
+		local port=$((PORT++)) v proto=${2:-tcp} opts=()
+		[[ $proto == udp ]] && opts=(-u -b 0 -l 1056)
 		SRV=(iperf3 -s -1 -p "$port")
-		CLI=(iperf3 -c "$PEER_IP" -p "$port" -t "$BENCH_TCP_SECS" -f M)
-		pair_step "tcp-$1-iperf3" $((BENCH_TCP_SECS + 30)) "$port"
+		CLI=(iperf3 -c "$PEER_IP" -p "$port" -t "$BENCH_TCP_SECS" -f M "${opts[@]}")
+		pair_step "$proto-$1-iperf3" $((BENCH_TCP_SECS + 30)) "$port"
 		[[ $ROLE == B ]] || return 0
 		v=
 		if ((STEP_RC == 0)); then
-			# "... sec  X MBytes  Y MBytes/sec  receiver": -f M counts
-			# 2^20 bytes, as perftest's MB/sec does.
+			# "... sec  X MBytes  Y MBytes/sec ... receiver": -f M
+			# counts 2^20 bytes, as perftest's MB/sec does.
 			v=$(awk '/receiver$/ { for (i = 2; i <= NF; i++)
 				if ($i == "MBytes/sec") { print $(i - 1); exit } }' \
-				"$RESULTS/tcp-$1-iperf3-client.txt")
+				"$RESULTS/$proto-$1-iperf3-client.txt")
 		fi
 		if [[ -n $v ]]; then
-			record tcp "$1" iperf3 throughput "$v" MB/sec
-			say "tcp $1 iperf3 = $v MB/sec"
+			record "$proto" "$1" iperf3 throughput "$v" MB/sec
+			say "$proto $1 iperf3 = $v MB/sec"
 		else
-			report_miss tcp "$1" iperf3 throughput "${STEP_WHY:-no receiver line in the iperf3 output}"
+			report_miss "$proto" "$1" iperf3 throughput "${STEP_WHY:-no receiver line in the iperf3 output}"
 		fi
 	}
 
@@ -413,6 +420,7 @@ in_guest() {
 	local start=$SECONDS
 	DEADLINE=$((start + BENCH_BUDGET))
 	tcp_step clean
+	tcp_step clean udp
 	netem_on tcp
 	if [[ -n $NETEM_OK ]]; then
 		tcp_step netem
@@ -486,6 +494,9 @@ print_table() {
 					lat ? "-" : tcp, lat ? "-" : ratio(tcp, s, 0)
 			}
 			printf fmt, "TCP (iperf3)", "-", "MB/sec", "-", "-", "-", tcp, "-"
+			udp = cell("udp", cond, "iperf3", "throughput")
+			if (udp != "-")
+				printf fmt, "UDP (iperf3)", "1056B", "MB/sec received", "-", "-", "-", udp, "-"
 			print ""
 		}
 		print "ratios: sroce/rxe and sroce/TCP for bandwidth, rxe/sroce for latency:"
@@ -564,7 +575,8 @@ echo "  sroce: tree $tree when the guests booted, sroce.ko $ko"
 cat "$results"/A/info.txt "$results"/B/info.txt 2>/dev/null | sed 's/^/  /'
 echo "  perftest RC, one QP, A serves, B is the client: bandwidth 64 KiB messages for" \
 	"${BENCH_BW_SECS}s (-D), latency 2 bytes x $BENCH_LAT_ITERS" \
-	"(netem: x $BENCH_NETEM_LAT_ITERS); iperf3: one TCP stream B -> A for ${BENCH_TCP_SECS}s" \
+	"(netem: x $BENCH_NETEM_LAT_ITERS); iperf3: one TCP stream B -> A for ${BENCH_TCP_SECS}s," \
+	"and on the clean wire 1056-byte UDP datagrams B -> A at full speed" \
 	"(the direction of WRITE and SEND data; READ data flows A -> B)"
 echo
 if [[ -s $results/B/figures.tsv ]]; then
