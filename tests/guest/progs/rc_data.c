@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rc_data [-x] [-r] DEV_A GID_A DEV_B GID_B MTU: the RC data path between two
- * devices in one process (RDMA devices are visible from every namespace;
- * DEV_A and DEV_B may be the same device). A connected pair of RC QPs,
- * path MTU MTU (256..4096), RoCE v2 GIDs GID_A and GID_B (table indexes).
+ * rc_data [-x] [-r] [-l] DEV_A GID_A DEV_B GID_B MTU: the RC data path
+ * between two devices in one process (RDMA devices are visible from every
+ * namespace; DEV_A and DEV_B may be the same device). A connected pair of
+ * RC QPs, path MTU MTU (256..4096), RoCE v2 GIDs GID_A and GID_B (table
+ * indexes).
  * Every transfer is checked byte by byte, with the bytes around it:
  *  - SEND of 0, 1, MTU-1, MTU, MTU+1, 3*MTU+7 and 1 MiB bytes, gathered
  *    from two SGEs and scattered into a receive WQE of three SGEs of odd
@@ -25,6 +26,9 @@
  * ibv_wr_set_inline_data().
  * -r accepts the known deviations of rdma_rxe (6.1), each reported on a
  * line "rxe quirk: ...".
+ * -l (a lossy wire) leaves the error checks out: each rests on one NAK,
+ * and a responder that sent it is in ERR and answers nothing more, so a
+ * lost NAK ends in a retry-exceeded completion instead.
  * Prints "ok ..." per check; exits 1 at the first failure.
  */
 #include <stdint.h>
@@ -41,7 +45,7 @@
 #define BURST		200
 #define WAIT_MS		60000		/* for a completion that must come */
 #define QUIET_MS	200		/* for one that must not */
-#define USAGE		"usage: rc_data [-x] [-r] DEV_A GID_A DEV_B GID_B MTU"
+#define USAGE		"usage: rc_data [-x] [-r] [-l] DEV_A GID_A DEV_B GID_B MTU"
 
 /* The three receive SGEs (data_xfer.h): odd addresses, guards between. */
 #define RECV_CAP	(MIB + 8191)
@@ -64,6 +68,7 @@
 
 static int use_wr_api;
 static int rxe_quirks;		/* -r: accept rdma_rxe's known deviations */
+static int lossy;		/* -l: no error checks */
 static unsigned int mtu;
 static enum ibv_mtu path_mtu;
 static uint8_t rd_atomic;
@@ -409,8 +414,9 @@ int main(int argc, char **argv)
 	struct end a = { 0 }, b = { 0 };
 	unsigned int i;
 
-	argv = prog_args(argc, argv, "xr",
-			 (int *[]){ &use_wr_api, &rxe_quirks }, 5, USAGE);
+	argv = prog_args(argc, argv, "xrl",
+			 (int *[]){ &use_wr_api, &rxe_quirks, &lossy }, 5,
+			 USAGE);
 	/*
 	 * A's PSNs wrap within the first large transfer. Each end's buf:
 	 * local write, remote read and write; ro_buf: local write, remote
@@ -442,7 +448,8 @@ int main(int argc, char **argv)
 		a.max_send_sge = 0;
 	}
 
-	for (i = 0; i < sizeof(error_checks) / sizeof(error_checks[0]); i++) {
+	for (i = 0; i < sizeof(error_checks) / sizeof(error_checks[0]) && !lossy;
+	     i++) {
 		connect_pair(&a, &b);
 		error_checks[i](&a, &b);
 		destroy_pair(&a, &b);

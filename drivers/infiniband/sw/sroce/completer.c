@@ -12,11 +12,12 @@
  * error completion moves the QP to ERR, which flushes everything after it.
  *
  * Retransmission is go-back-N from the oldest unacknowledged PSN: on a
- * gap in read responses (a fast retransmit), on a tail-loss probe
- * (rtt.c), on the local ACK timeout (retry_cnt times), and after an RNR
- * NAK once the RNR timer has run (rnr_retry times, 7 = for ever). A PSN
- * sequence error NAK first resends only the packet it names
- * (sroce_comp_repair()).
+ * tail-loss probe (rtt.c), on the local ACK timeout (retry_cnt times),
+ * and after an RNR NAK once the RNR timer has run (rnr_retry times, 7 =
+ * for ever). A PSN sequence error NAK first resends only the packet it
+ * names (sroce_comp_repair()). Read responses are placed as they come,
+ * and only the missing ones are asked for again (sroce_comp_read_gap()),
+ * by a probe too.
  */
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -297,63 +298,256 @@ static void sroce_comp_response_done(struct sroce_qp *qp, u32 idx,
 	sroce_comp_progress(qp);
 }
 
+/*
+ * Read responses ahead of a gap. A responder sends a read's responses in
+ * PSN order, so one that is missing while later ones arrive was lost,
+ * or overtaken on the way. Each response's place in the read is fixed by
+ * its PSN: those that come ahead are written to the buffer at once and
+ * marked in req->rd_ahead, to be counted when the gap before them fills,
+ * and only the missing run is asked for again (sroce_comp_read_gap()).
+ * The responder serves such a shortened request within the original
+ * one's PSNs (IBTA 9.9.2.2: rdma_rxe and sroce do). Going back N instead
+ * would ask again for everything after the gap, and throw away what
+ * already came, in every read in flight.
+ */
+
+/* Missing responses count as lost once this many later ones came. */
+#define SROCE_RD_DUPTHRESH	3
+
+/* The next response expected for the read of @st. */
+static u32 sroce_comp_read_expect(const struct sroce_qp *qp,
+				  const struct sroce_send_state *st)
+{
+	return sroce_psn_add(st->first_psn, st->done_bytes / qp->mtu);
+}
+
+/* The payload the response at @psn of the read of @st must carry. */
+static u32 sroce_comp_read_want(const struct sroce_qp *qp,
+				const struct sroce_send_state *st, u32 psn)
+{
+	u32 off = sroce_psn_diff(psn, st->first_psn) * qp->mtu;
+
+	return min(st->length - off, qp->mtu);
+}
+
+/* rd_base catches up with acked_psn, and the bitmap moves with it. */
+static void sroce_comp_ahead_sync(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	s32 d = sroce_psn_diff(qp->swin.acked_psn, req->rd_base);
+
+	if (!d)
+		return;
+	req->rd_base = qp->swin.acked_psn;
+	if (!req->rd_ahead_n)
+		return;
+	if (d < 0 || d >= SROCE_RD_AHEAD_BITS) {
+		bitmap_zero(req->rd_ahead, SROCE_RD_AHEAD_BITS);
+	} else {
+		bitmap_shift_right(req->rd_ahead, req->rd_ahead, d,
+				   SROCE_RD_AHEAD_BITS);
+	}
+	req->rd_ahead_n = bitmap_weight(req->rd_ahead, SROCE_RD_AHEAD_BITS);
+}
+
+/* Writes response data of the read in slot @idx at the offset of @psn. */
+static enum ib_wc_status
+sroce_comp_read_place(struct sroce_qp *qp, u32 idx,
+		      const struct sroce_send_state *st, struct sk_buff *skb,
+		      const struct sroce_packet_info *info)
+{
+	struct rxe_send_wqe *wqe = sroce_swin_wqe(&qp->swin, idx);
+	u32 off = sroce_psn_diff(info->psn, st->first_psn) * qp->mtu;
+	struct sroce_sge_list l;
+
+	l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma, qp->sq_max_sge);
+	return sroce_sge_write_skb(&l, off, skb,
+				   sizeof(struct udphdr) + info->payload_off,
+				   info->payload_len);
+}
+
+/*
+ * A response for a read that is not the next one expected: kept if it
+ * has its place, and not there already. Anything odd about it is left
+ * for the in-order path to judge when it is asked for again.
+ */
+static void sroce_comp_read_ahead(struct sroce_qp *qp, struct sk_buff *skb,
+				  const struct sroce_packet_info *info)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_send_state *st;
+	s32 bit;
+	u32 idx;
+
+	sroce_comp_ahead_sync(qp);
+	bit = sroce_psn_diff(info->psn, req->rd_base);
+	if (bit < 0 || bit >= SROCE_RD_AHEAD_BITS ||
+	    test_bit(bit, req->rd_ahead))
+		return;
+	st = sroce_swin_read_at(qp, info->psn, &idx);
+	if (!st ||
+	    sroce_psn_before(info->psn, sroce_comp_read_expect(qp, st)) ||
+	    info->payload_len != sroce_comp_read_want(qp, st, info->psn) ||
+	    sroce_comp_read_place(qp, idx, st, skb, info) != IB_WC_SUCCESS)
+		return;
+	__set_bit(bit, req->rd_ahead);
+	req->rd_ahead_n++;
+	if (req->gap_pending && sroce_psn_after_eq(info->psn, req->gap_psn) &&
+	    sroce_psn_before(info->psn, req->gap_end))
+		req->gap_ahead++;
+	sroce_count(to_sroce_dev(qp->ib_qp.device),
+		    SROCE_CNT_READ_RESP_AHEAD);
+}
+
+/* Read data up to @psn of the read in slot @idx is all there. */
+static void sroce_comp_read_counted(struct sroce_qp *qp, u32 idx,
+				    struct sroce_send_state *st, u32 psn)
+{
+	st->done_bytes += sroce_comp_read_want(qp, st, psn);
+	if (st->done_bytes == st->length)
+		sroce_swin_finish(st, IB_WC_SUCCESS);
+	sroce_comp_response_done(qp, idx, st, psn);
+}
+
+/* The gap before responses that came ahead has filled: count them. */
+static void sroce_comp_read_advance(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_send_state *st;
+	u32 bit, psn, idx;
+
+	while (req->rd_ahead_n) {
+		sroce_comp_ahead_sync(qp);
+		bit = find_first_bit(req->rd_ahead, SROCE_RD_AHEAD_BITS);
+		if (bit >= SROCE_RD_AHEAD_BITS)
+			break;
+		psn = sroce_psn_add(req->rd_base, bit);
+		st = sroce_swin_response(qp, psn, &idx);
+		if (!st || psn != sroce_comp_read_expect(qp, st))
+			break;
+		__clear_bit(bit, req->rd_ahead);
+		req->rd_ahead_n--;
+		sroce_comp_read_counted(qp, idx, st, psn);
+	}
+}
+
+/*
+ * Asks again for the oldest read's (@st) responses from @hole, the next
+ * one it expects: up to the next one already there, at most to the end
+ * of the chunk that holds @hole.
+ */
+static bool sroce_comp_read_ask(struct sroce_qp *qp,
+				const struct sroce_send_state *st, u32 hole)
+{
+	struct sroce_req *req = &qp->req;
+	s32 i = sroce_psn_diff(hole, req->rd_base);
+	u32 have, in_wqe, npkts;
+
+	if (i < 0 || i >= SROCE_RD_AHEAD_BITS || test_bit(i, req->rd_ahead))
+		return false;
+	have = find_next_bit(req->rd_ahead, SROCE_RD_AHEAD_BITS, i);
+	in_wqe = sroce_psn_diff(hole, st->first_psn);
+	npkts = min3(have - (u32)i,
+		     (u32)sroce_psn_diff(st->last_psn, hole) + 1,
+		     SROCE_MAX_INFLIGHT - in_wqe % SROCE_MAX_INFLIGHT);
+	if (!sroce_swin_rerequest(qp, hole, npkts))
+		return false;
+	req->gap_pending = true;
+	req->gap_psn = hole;
+	req->gap_end = sroce_psn_add(hole, npkts);
+	req->gap_ahead = 0;
+	return true;
+}
+
+/* The oldest WQE not done, if it is a read, and the next PSN it expects. */
+static struct sroce_send_state *sroce_comp_read_oldest(struct sroce_qp *qp,
+						       u32 *hole)
+{
+	struct sroce_send_state *st = sroce_swin_oldest(qp);
+	u32 idx;
+
+	if (!st)
+		return NULL;
+	*hole = sroce_comp_read_expect(qp, st);
+	if (sroce_swin_read_at(qp, *hole, &idx) != st)
+		return NULL;
+	sroce_comp_ahead_sync(qp);
+	return st;
+}
+
+/* The response for @psn came ahead and is not counted yet. */
+static bool sroce_comp_read_has(const struct sroce_req *req, u32 psn)
+{
+	s32 i = sroce_psn_diff(psn, req->rd_base);
+
+	return i >= 0 && i < SROCE_RD_AHEAD_BITS && test_bit(i, req->rd_ahead);
+}
+
+/*
+ * Responses came ahead of the oldest read's next one: once enough of
+ * them did, or the newest response asked for did (nothing later will
+ * come to tell), the missing run is asked for again. A gap inside a run
+ * already asked for again is judged by the responses of that run alone.
+ */
+static void sroce_comp_read_gap(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_send_state *st;
+	u32 hole;
+
+	if (!req->rd_ahead_n)
+		return;
+	st = sroce_comp_read_oldest(qp, &hole);
+	if (!st)
+		return;
+	if (req->gap_pending && sroce_psn_after_eq(hole, req->gap_psn) &&
+	    sroce_psn_before(hole, req->gap_end)) {
+		if (req->gap_ahead < SROCE_RD_DUPTHRESH &&
+		    !sroce_comp_read_has(req, sroce_psn_sub(req->gap_end, 1)))
+			return;
+	} else if (req->rd_ahead_n < SROCE_RD_DUPTHRESH &&
+		   !sroce_comp_read_has(req,
+					sroce_psn_sub(qp->swin.sent_end, 1))) {
+		return;
+	}
+	if (!sroce_comp_read_ask(qp, st, hole))
+		return;
+	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_FAST_RETRANSMITS);
+	sroce_comp_trace_retx(qp, hole, SROCE_RETX_CAUSE_READ_GAP);
+}
+
 static void sroce_comp_read(struct sroce_qp *qp, struct sk_buff *skb,
 			    const struct sroce_packet_info *info)
 {
-	u32 idx, expect, want;
 	struct sroce_send_state *st;
-	struct rxe_send_wqe *wqe;
-	struct sroce_sge_list l;
 	enum ib_wc_status status;
+	u32 idx;
 
 	st = sroce_swin_response(qp, info->psn, &idx);
-	if (!st)
+	if (st &&
+	    sroce_swin_wqe(&qp->swin, idx)->wr.opcode != IB_WR_RDMA_READ)
 		return;
-	wqe = sroce_swin_wqe(&qp->swin, idx);
-	if (wqe->wr.opcode != IB_WR_RDMA_READ)
-		return;
-	expect = sroce_psn_add(st->first_psn, st->done_bytes / qp->mtu);
-	if (info->psn != expect) {
+	if (!st || info->psn != sroce_comp_read_expect(qp, st)) {
+		sroce_comp_read_ahead(qp, skb, info);
+	} else {
 		/*
-		 * A response was lost: ask again from where it stopped, once;
-		 * the rest of the old stream is still arriving.
+		 * Every response but the message's last carries a full MTU.
+		 * FIRST and LAST mark each request's response, and a read is
+		 * asked for in chunks (and again after a loss): they say
+		 * nothing about the WQE.
 		 */
-		if (sroce_psn_after(info->psn, expect) &&
-		    !(qp->req.gap_pending && qp->req.gap_psn == expect)) {
-			sroce_count(to_sroce_dev(qp->ib_qp.device),
-				    SROCE_CNT_FAST_RETRANSMITS);
-			sroce_comp_trace_retx(qp, expect,
-					      SROCE_RETX_CAUSE_READ_GAP);
-			sroce_swin_seek(qp, expect);
-			sroce_comp_repair_end(qp);
-			qp->req.gap_pending = true;
-			qp->req.gap_psn = expect;
+		if (info->payload_len !=
+		    sroce_comp_read_want(qp, st, info->psn)) {
+			sroce_swin_finish(st, IB_WC_BAD_RESP_ERR);
+			return;
 		}
-		return;
+		status = sroce_comp_read_place(qp, idx, st, skb, info);
+		if (status != IB_WC_SUCCESS) {
+			sroce_swin_finish(st, status);
+			return;
+		}
+		sroce_comp_read_counted(qp, idx, st, info->psn);
 	}
-	qp->req.gap_pending = false;
-	/*
-	 * Every response but the message's last carries a full MTU. FIRST
-	 * and LAST mark each request's response, and a read is asked for in
-	 * chunks (and again after a loss): they say nothing about the WQE.
-	 */
-	want = min(st->length - st->done_bytes, qp->mtu);
-	if (info->payload_len != want) {
-		sroce_swin_finish(st, IB_WC_BAD_RESP_ERR);
-		return;
-	}
-	l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma, qp->sq_max_sge);
-	status = sroce_sge_write_skb(&l, st->done_bytes, skb,
-				     sizeof(struct udphdr) + info->payload_off,
-				     want);
-	if (status != IB_WC_SUCCESS) {
-		sroce_swin_finish(st, status);
-		return;
-	}
-	st->done_bytes += want;
-	if (st->done_bytes == st->length)
-		sroce_swin_finish(st, IB_WC_SUCCESS);
-	sroce_comp_response_done(qp, idx, st, info->psn);
 }
 
 static void sroce_comp_atomic(struct sroce_qp *qp, struct sk_buff *skb,
@@ -423,6 +617,12 @@ enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,
 			sroce_comp_read(qp, skb, info);
 		break;
 	}
+	/*
+	 * What came may have filled the gap before responses held ahead,
+	 * or shown another.
+	 */
+	sroce_comp_read_advance(qp);
+	sroce_comp_read_gap(qp);
 	sroce_completer_retire(qp);
 	return SROCE_RX_USED;
 }
@@ -453,7 +653,20 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 		return;
 	}
 	if (due == SROCE_RETX_PROBE && st->rd_atomic) {
-		sroce_retx_skip_probe(qp);
+		/*
+		 * A read's probe asks again for its missing run, the whole
+		 * rest of its chunk if nothing came; an atomic waits for
+		 * the ACK timeout.
+		 */
+		if (sroce_comp_read_oldest(qp, &psn) != st ||
+		    !sroce_comp_read_ask(qp, st, psn)) {
+			sroce_retx_skip_probe(qp);
+			return;
+		}
+		sroce_count(sdev, SROCE_CNT_TAIL_PROBES);
+		sroce_retx_probed(qp);
+		sroce_rtt_discard(qp);
+		sroce_comp_trace_retx(qp, psn, SROCE_RETX_CAUSE_TAIL_PROBE);
 		return;
 	}
 	psn = sroce_swin_resume_psn(qp, st);

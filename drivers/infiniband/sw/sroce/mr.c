@@ -604,9 +604,7 @@ int sroce_mr_attach(struct sroce_mr *mr, u64 iova, u32 len,
 			get_page(page);
 			skb_fill_page_desc(skb, i, page, offset, n);
 		}
-		skb->len += n;
-		skb->data_len += n;
-		skb->truesize += n;
+		skb_len_add(skb, n);
 		iova += n;
 		len -= n;
 	}

@@ -247,9 +247,7 @@ static u8 *sroce_tx_trailer(struct sk_buff *skb, unsigned int len)
 	page = virt_to_head_page(p);
 	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
 			   p - (u8 *)page_address(page), len);
-	skb->len += len;
-	skb->data_len += len;
-	skb->truesize += len;
+	skb_len_add(skb, len);
 	return p;
 }
 
@@ -261,7 +259,7 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	unsigned int bth_len, pad;
 	bool zero_copy;
 	struct dst_entry *dst;
-	__le32 icrc = 0;
+	__le32 icrc;
 	u8 *trailer;
 	int err;
 
@@ -300,6 +298,13 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	}
 	rcu_read_unlock();
 
+	/* Only fails if the packet is shorter than its UDP header says. */
+	if (sroce_skb_icrc(skb, bth_len + SROCE_ICRC_BYTES, &icrc)) {
+		sroce_count(sdev, SROCE_CNT_TX_ERRORS);
+		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_ABORTED);
+		return -EINVAL;
+	}
+	memcpy(trailer + pad, &icrc, sizeof(icrc));
 	dst = ipv6 ? sroce_route6(sdev, av, cache) :
 		     sroce_route4(sdev, av, cache);
 	if (IS_ERR(dst)) {
@@ -307,9 +312,6 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_NO_ROUTE);
 		return PTR_ERR(dst);
 	}
-	/* Cannot fail: the packet is as long as its UDP header says. */
-	sroce_skb_icrc(skb, bth_len + SROCE_ICRC_BYTES, &icrc);
-	memcpy(trailer + pad, &icrc, sizeof(icrc));
 
 	skb_dst_set(skb, dst);
 	skb->dev = dst->dev;

@@ -43,6 +43,7 @@
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
 
+#include <linux/bitmap.h>
 #include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -62,6 +63,18 @@ struct sroce_cq;
 struct sroce_packet_info;
 
 /*
+ * RC flow control: at most this many PSNs beyond the oldest one not
+ * acknowledged are sent; a read is asked for in chunks of as many
+ * packets (requester.c).
+ */
+#define SROCE_MAX_INFLIGHT	128
+/*
+ * A read request may start just inside that limit and ask for a whole
+ * chunk: its responses' PSNs stay within twice it of acked_psn.
+ */
+#define SROCE_RD_AHEAD_BITS	(2 * SROCE_MAX_INFLIGHT)
+
+/*
  * The requester's and completer's own state besides the send window
  * (send_window.h): retry budgets, RNR wait, timers and the RTT estimate.
  */
@@ -69,9 +82,22 @@ struct sroce_req {
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;		/* paused by an RNR NAK until rnr_timer */
-	bool gap_pending;	/* read data asked again from gap_psn */
-	u32 gap_psn;
 	bool sqd_notified;
+	/*
+	 * Read responses that came ahead of a missing one (completer.c):
+	 * bit i stands for PSN rd_base + i, whose data is already in its
+	 * read's buffer but not counted in done_bytes; rd_base follows
+	 * the send window's acked_psn, rd_ahead_n counts the bits set.
+	 * [gap_psn, gap_end) was asked for again and is awaited if
+	 * gap_pending; gap_ahead of its responses came ahead of a gap.
+	 */
+	DECLARE_BITMAP(rd_ahead, SROCE_RD_AHEAD_BITS);
+	u32 rd_base;
+	u32 rd_ahead_n;
+	bool gap_pending;
+	u32 gap_psn;
+	u32 gap_end;
+	u32 gap_ahead;
 	/*
 	 * The gap at repair_psn is being repaired (completer.c): resent
 	 * alone if sel_on, when sent_end was sel_end, after a NAK if

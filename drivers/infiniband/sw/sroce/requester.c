@@ -28,7 +28,6 @@
 #include "qp.h"
 #include "sge.h"
 
-#define SROCE_MAX_INFLIGHT	128
 /* Ask for an ACK this often within long messages, not only at their end. */
 #define SROCE_ACKREQ_EVERY	32
 
@@ -379,6 +378,9 @@ static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
 		 */
 		f.dma_len = min(st->length - w->offset,
 				chunk - w->offset % chunk);
+		/* Only the run of missing responses (completer.c). */
+		if (w->one_shot)
+			f.dma_len = min(f.dma_len, w->rereq_pkts * qp->mtu);
 	} else {
 		f.opcode = op == IB_WR_ATOMIC_CMP_AND_SWP ?
 			   SROCE_OP_RC_COMPARE_SWAP : SROCE_OP_RC_FETCH_ADD;

@@ -494,21 +494,32 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
 	if (flags & SROCE_OPF_READ) {
 		const struct sroce_reth *reth = sroce_hdr_ptr(
 			sroce_resp_bth(skb), info->op, SROCE_HDR_RETH);
-		u32 len = sroce_reth_len(reth);
+		u64 va = sroce_reth_va(reth);
+		u32 rkey = sroce_reth_rkey(reth);
+		u64 len = sroce_reth_len(reth);
 
 		res = sroce_resp_find_res(qp, info->psn, false);
-		if (!res || len > SROCE_MAX_MSG_SIZE ||
+		if (!res)
+			return;
+		/*
+		 * Still sending: a request for part of it (the responses a
+		 * requester lacks) goes on to the end of what was being
+		 * sent, which it would otherwise cut off.
+		 */
+		if (res->pending && rkey == res->rkey &&
+		    res->va + res->length > va + len)
+			len = res->va + res->length - va;
+		if (len > SROCE_MAX_MSG_SIZE ||
 		    sroce_psn_after(sroce_psn_add(info->psn,
 				sroce_resp_read_packets(qp, len) - 1),
 				res->last_psn) ||
-		    !sroce_resp_rkey_ok(qp, sroce_reth_rkey(reth),
-					IB_ACCESS_REMOTE_READ,
-					sroce_reth_va(reth), len))
+		    !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, va,
+					len))
 			return;
 		/* Execute again, from the PSN asked for (IBTA 9.9.2.2). */
 		res->psn = info->psn;
-		res->va = sroce_reth_va(reth);
-		res->rkey = sroce_reth_rkey(reth);
+		res->va = va;
+		res->rkey = rkey;
 		res->length = len;
 		res->offset = 0;
 		sroce_resp_res_queue(qp, res);

@@ -31,9 +31,9 @@
  *    the oldest unacknowledged PSN, as the ACK timeout would (the NAK may
  *    have been lost, and a responder NAKs a gap once). The responder
  *    acknowledges duplicates again and executes nothing twice, so an
- *    early resend is safe with any peer. Not for a read or atomic: a
- *    read asked for again restarts its whole response stream at the
- *    responder, and read responses already reveal their own gaps.
+ *    early resend is safe with any peer. For a read, a probe asks
+ *    again for the responses it lacks (completer.c); an atomic waits
+ *    for the ACK timeout.
  *  - A probe is not a retry: it leaves retry_left alone. At most
  *    SROCE_MAX_PROBES are sent, each after twice the wait of the one
  *    before, between two acknowledgements; after that only the ACK timer
@@ -162,7 +162,7 @@ bool sroce_retx_probed(struct sroce_qp *qp)
 	return nth == 1;
 }
 
-/* The oldest outstanding WQE is a read or atomic: no probe for it. */
+/* No probe for the oldest WQE: an atomic, or a read with nothing to ask. */
 void sroce_retx_skip_probe(struct sroce_qp *qp)
 {
 	qp->req.probes_left = 0;

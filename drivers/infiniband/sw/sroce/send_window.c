@@ -286,6 +286,34 @@ bool sroce_swin_resend_one(struct sroce_qp *qp, u32 psn)
 	return true;
 }
 
+/*
+ * The responses of a read from @psn on are missing: a read request for
+ * @npkts of them (the requester keeps it within the chunk that holds
+ * @psn) goes out alone, and then the position returns to where it was.
+ * Only while the position is past @psn and no other one-packet resend
+ * waits; the caller knows that every request before @psn has been
+ * executed (a later response implies it).
+ */
+bool sroce_swin_rerequest(struct sroce_qp *qp, u32 psn, u32 npkts)
+{
+	struct sroce_send_window *w = &qp->swin;
+	u32 resume = w->psn;
+
+	if (w->one_shot || !npkts || !sroce_psn_before(psn, resume))
+		return false;
+	if (sroce_psn_before(w->acked_psn, psn))
+		w->acked_psn = psn;
+	sroce_swin_seek(qp, psn);
+	if (w->psn != psn) {
+		sroce_swin_seek(qp, resume);
+		return false;
+	}
+	w->one_shot = true;
+	w->resume_psn = resume;
+	w->rereq_pkts = npkts;
+	return true;
+}
+
 void sroce_swin_resend_done(struct sroce_qp *qp)
 {
 	if (qp->swin.one_shot)
@@ -393,6 +421,33 @@ struct sroce_send_state *sroce_swin_response(struct sroce_qp *qp, u32 psn,
 	return NULL;
 }
 
+/*
+ * The read responses of @psn may come ahead of older ones that are
+ * missing: they belong to the read whose range holds it, which may be
+ * any read sent and not done, not only the oldest.
+ */
+struct sroce_send_state *sroce_swin_read_at(struct sroce_qp *qp, u32 psn,
+					    u32 *idxp)
+{
+	struct sroce_send_state *st;
+	u32 idx;
+
+	if (!sroce_swin_psn_valid(qp, psn))
+		return NULL;
+	sroce_swin_for_each(qp, idx, st) {
+		if (sroce_psn_after(st->first_psn, psn))
+			break;
+		if (st->done || sroce_psn_after(psn, st->last_psn))
+			continue;
+		if (!st->rd_atomic || st->status != IB_WC_SUCCESS ||
+		    sroce_swin_wqe(&qp->swin, idx)->wr.opcode != IB_WR_RDMA_READ)
+			break;
+		*idxp = idx;
+		return st;
+	}
+	return NULL;
+}
+
 void sroce_swin_placed(struct sroce_qp *qp, u32 idx,
 		       const struct sroce_send_state *st, u32 psn)
 {
@@ -403,6 +458,23 @@ void sroce_swin_placed(struct sroce_qp *qp, u32 idx,
 		w->acked_psn = end;
 	if (idx != w->idx)
 		return;
+	/*
+	 * A request for this read's missing responses, not sent yet: what
+	 * came meanwhile is not asked for, and once the read is done or
+	 * the run has come, nothing is.
+	 */
+	if (w->one_shot) {
+		u32 run_end = sroce_psn_add(w->psn, w->rereq_pkts);
+
+		if (st->done || sroce_psn_after_eq(end, run_end)) {
+			sroce_swin_seek(qp, w->resume_psn);
+		} else if (sroce_psn_after(end, w->psn)) {
+			w->rereq_pkts = sroce_psn_diff(run_end, end);
+			w->psn = end;
+			w->offset = st->done_bytes;
+		}
+		return;
+	}
 	/* A retry had rewound the position to this WQE: skip what came. */
 	if (!st->done && sroce_psn_before(w->psn, end)) {
 		w->psn = end;

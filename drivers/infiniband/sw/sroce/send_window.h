@@ -25,8 +25,9 @@
  *    before acked_psn are acknowledged, sent_end is one past the newest
  *    PSN ever sent (a retransmission does not move it).
  *  - one_shot: the position was moved back to resend one packet alone
- *    (sroce_swin_resend_one()); once it is sent the position returns to
- *    resume_psn, which is sent_end. Any other seek ends it.
+ *    (sroce_swin_resend_one()), or one read request for a run of missing
+ *    responses (sroce_swin_rerequest()); once it is sent the position
+ *    returns to resume_psn, where it was. Any other seek ends it.
  *  - A WQE is "done" once nothing more is expected for it. Done WQEs
  *    retire (complete, and give their slot back) strictly in ring order
  *    from cons; the first failed one moves the QP to ERR, whose flush
@@ -71,9 +72,13 @@ struct sroce_send_window {
 	u32 sent_end;		/* one past the newest PSN ever sent */
 	u32 acked_psn;		/* one past the newest acknowledged PSN */
 	u32 rd_atomic;		/* reads/atomics in [cons, idx) */
-	/* A one-packet resend: after it, the position returns to resume_psn. */
+	/*
+	 * A one-packet resend, or a read asked for again (rereq_pkts
+	 * packets of it): after it, the position returns to resume_psn.
+	 */
 	bool one_shot;
 	u32 resume_psn;
+	u32 rereq_pkts;
 	/* The shadow ring: kernel copies of fetched WQEs, and their state. */
 	void *shadow;
 	struct sroce_send_state *state;
@@ -135,6 +140,11 @@ void sroce_swin_seek(struct sroce_qp *qp, u32 psn);
 bool sroce_swin_probe_psn(struct sroce_qp *qp, u32 *psn);
 /* Sends @psn again alone, then goes on; false where it does not apply. */
 bool sroce_swin_resend_one(struct sroce_qp *qp, u32 psn);
+/*
+ * A read's missing responses: asks for @npkts packets from @psn again
+ * alone, then goes on; false where it does not apply.
+ */
+bool sroce_swin_rerequest(struct sroce_qp *qp, u32 psn, u32 npkts);
 /* A packet went out: a one-packet resend returns to where it was. */
 void sroce_swin_resend_done(struct sroce_qp *qp);
 
@@ -156,6 +166,9 @@ bool sroce_swin_ack(struct sroce_qp *qp, u32 psn);
 /* The read or atomic a response with @psn is for (implies older ACKs). */
 struct sroce_send_state *sroce_swin_response(struct sroce_qp *qp, u32 psn,
 					     u32 *idxp);
+/* The read not done whose range holds @psn, sent and not acknowledged. */
+struct sroce_send_state *sroce_swin_read_at(struct sroce_qp *qp, u32 psn,
+					    u32 *idxp);
 /* Response data up to @psn for WQE @idx (@st) has arrived in order. */
 void sroce_swin_placed(struct sroce_qp *qp, u32 idx,
 		       const struct sroce_send_state *st, u32 psn);

@@ -36,6 +36,7 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_LINK_DOWNED] = { .name = "link_downed" },
 	[SROCE_CNT_SELECTIVE_RESENDS] = { .name = "selective_resends" },
 	[SROCE_CNT_TX_ZERO_COPY] = { .name = "tx_zero_copy" },
+	[SROCE_CNT_READ_RESP_AHEAD] = { .name = "read_resp_ahead" },
 };
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib_dev,
