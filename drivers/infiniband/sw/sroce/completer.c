@@ -341,12 +341,11 @@ static void sroce_comp_ahead_sync(struct sroce_qp *qp)
 	req->rd_base = qp->swin.acked_psn;
 	if (!req->rd_ahead_n)
 		return;
-	if (d < 0 || d >= SROCE_RD_AHEAD_BITS) {
+	if (d < 0 || d >= SROCE_RD_AHEAD_BITS)
 		bitmap_zero(req->rd_ahead, SROCE_RD_AHEAD_BITS);
-	} else {
+	else
 		bitmap_shift_right(req->rd_ahead, req->rd_ahead, d,
 				   SROCE_RD_AHEAD_BITS);
-	}
 	req->rd_ahead_n = bitmap_weight(req->rd_ahead, SROCE_RD_AHEAD_BITS);
 }
 
@@ -432,6 +431,29 @@ static void sroce_comp_read_advance(struct sroce_qp *qp)
 }
 
 /*
+ * The responses of the read of @st from @hole on that one request may
+ * ask for: to the end of the read, or of the chunk that holds @hole.
+ */
+static u32 sroce_comp_read_chunk_left(const struct sroce_send_state *st,
+				      u32 hole)
+{
+	u32 in_wqe = sroce_psn_diff(hole, st->first_psn);
+
+	return min((u32)sroce_psn_diff(st->last_psn, hole) + 1,
+		   SROCE_MAX_INFLIGHT - in_wqe % SROCE_MAX_INFLIGHT);
+}
+
+/* @npkts responses from @hole on have been asked for again. */
+static void sroce_comp_read_asked(struct sroce_req *req, u32 hole,
+				  u32 npkts)
+{
+	req->gap_pending = true;
+	req->gap_psn = hole;
+	req->gap_end = sroce_psn_add(hole, npkts);
+	req->gap_ahead = 0;
+}
+
+/*
  * Asks again for the oldest read's (@st) responses from @hole, the next
  * one it expects: up to the next one already there, at most to the end
  * of the chunk that holds @hole.
@@ -441,21 +463,15 @@ static bool sroce_comp_read_ask(struct sroce_qp *qp,
 {
 	struct sroce_req *req = &qp->req;
 	s32 i = sroce_psn_diff(hole, req->rd_base);
-	u32 have, in_wqe, npkts;
+	u32 npkts;
 
 	if (i < 0 || i >= SROCE_RD_AHEAD_BITS || test_bit(i, req->rd_ahead))
 		return false;
-	have = find_next_bit(req->rd_ahead, SROCE_RD_AHEAD_BITS, i);
-	in_wqe = sroce_psn_diff(hole, st->first_psn);
-	npkts = min3(have - (u32)i,
-		     (u32)sroce_psn_diff(st->last_psn, hole) + 1,
-		     SROCE_MAX_INFLIGHT - in_wqe % SROCE_MAX_INFLIGHT);
+	npkts = find_next_bit(req->rd_ahead, SROCE_RD_AHEAD_BITS, i) - i;
+	npkts = min(npkts, sroce_comp_read_chunk_left(st, hole));
 	if (!sroce_swin_rerequest(qp, hole, npkts))
 		return false;
-	req->gap_pending = true;
-	req->gap_psn = hole;
-	req->gap_end = sroce_psn_add(hole, npkts);
-	req->gap_ahead = 0;
+	sroce_comp_read_asked(req, hole, npkts);
 	return true;
 }
 
@@ -655,11 +671,19 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	if (due == SROCE_RETX_PROBE && st->rd_atomic) {
 		/*
 		 * A read's probe asks again for its missing run, the whole
-		 * rest of its chunk if nothing came; an atomic waits for
-		 * the ACK timeout.
+		 * rest of its chunk if nothing came; a request for it about
+		 * to go out counts as the probe. An atomic waits for the ACK
+		 * timeout.
 		 */
-		if (sroce_comp_read_oldest(qp, &psn) != st ||
-		    !sroce_comp_read_ask(qp, st, psn)) {
+		if (sroce_comp_read_oldest(qp, &psn) != st) {
+			sroce_retx_skip_probe(qp);
+			return;
+		}
+		if (qp->swin.one_shot) {
+			sroce_retx_probed(qp);
+			return;
+		}
+		if (!sroce_comp_read_ask(qp, st, psn)) {
 			sroce_retx_skip_probe(qp);
 			return;
 		}
@@ -695,11 +719,15 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 		req->retry_left--;
 		sroce_retx_arm(qp);
 	}
-	req->gap_pending = false;
 	sroce_comp_repair_end(qp);
 	sroce_rtt_discard(qp);
 	sroce_comp_trace_retx(qp, psn, due == SROCE_RETX_PROBE ?
 			      SROCE_RETX_CAUSE_TAIL_PROBE :
 			      SROCE_RETX_CAUSE_TIMEOUT);
 	sroce_swin_seek(qp, psn);
+	/* Going back N asks for the rest of a read's chunk again. */
+	req->gap_pending = false;
+	if (sroce_comp_read_oldest(qp, &psn) == st)
+		sroce_comp_read_asked(req, psn,
+				      sroce_comp_read_chunk_left(st, psn));
 }
