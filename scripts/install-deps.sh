@@ -148,9 +148,14 @@ fi
 
 # The exact image and headers. Either the signed or the unsigned image
 # will do; backports may have only the unsigned one of the newest build.
+# (apt-cache show succeeds for a name that is only virtual, as the signed
+# image's is while its build is missing: ask for an install candidate.)
+has_candidate() {
+	apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'
+}
 mapfile -t need < <(missing "linux-headers-$KVER")
 if [[ ! -r /boot/vmlinuz-$KVER || ! -d /lib/modules/$KVER/kernel ]]; then
-	if apt-cache show "linux-image-$KVER" > /dev/null 2>&1; then
+	if has_candidate "linux-image-$KVER"; then
 		need+=("linux-image-$KVER")
 	else
 		need+=("linux-image-$KVER-unsigned")
