@@ -339,14 +339,29 @@ static void sroce_comp_ahead_sync(struct sroce_qp *qp)
 	if (!d)
 		return;
 	req->rd_base = qp->swin.acked_psn;
-	if (!req->rd_ahead_n)
+	if (bitmap_empty(req->rd_ahead, SROCE_RD_AHEAD_BITS))
 		return;
 	if (d < 0 || d >= SROCE_RD_AHEAD_BITS)
 		bitmap_zero(req->rd_ahead, SROCE_RD_AHEAD_BITS);
 	else
 		bitmap_shift_right(req->rd_ahead, req->rd_ahead, d,
 				   SROCE_RD_AHEAD_BITS);
-	req->rd_ahead_n = bitmap_weight(req->rd_ahead, SROCE_RD_AHEAD_BITS);
+}
+
+/* The bit of @psn in req->rd_ahead, or -1 if it lies outside the map. */
+static s32 sroce_comp_ahead_bit(const struct sroce_req *req, u32 psn)
+{
+	s32 i = sroce_psn_diff(psn, req->rd_base);
+
+	return i >= 0 && i < SROCE_RD_AHEAD_BITS ? i : -1;
+}
+
+/* The response for @psn came ahead and is not counted yet. */
+static bool sroce_comp_read_has(const struct sroce_req *req, u32 psn)
+{
+	s32 i = sroce_comp_ahead_bit(req, psn);
+
+	return i >= 0 && test_bit(i, req->rd_ahead);
 }
 
 /* Writes response data of the read in slot @idx at the offset of @psn. */
@@ -379,9 +394,8 @@ static void sroce_comp_read_ahead(struct sroce_qp *qp, struct sk_buff *skb,
 	u32 idx;
 
 	sroce_comp_ahead_sync(qp);
-	bit = sroce_psn_diff(info->psn, req->rd_base);
-	if (bit < 0 || bit >= SROCE_RD_AHEAD_BITS ||
-	    test_bit(bit, req->rd_ahead))
+	bit = sroce_comp_ahead_bit(req, info->psn);
+	if (bit < 0 || test_bit(bit, req->rd_ahead))
 		return;
 	st = sroce_swin_read_at(qp, info->psn, &idx);
 	if (!st ||
@@ -390,7 +404,6 @@ static void sroce_comp_read_ahead(struct sroce_qp *qp, struct sk_buff *skb,
 	    sroce_comp_read_place(qp, idx, st, skb, info) != IB_WC_SUCCESS)
 		return;
 	__set_bit(bit, req->rd_ahead);
-	req->rd_ahead_n++;
 	if (req->gap_pending && sroce_psn_after_eq(info->psn, req->gap_psn) &&
 	    sroce_psn_before(info->psn, req->gap_end))
 		req->gap_ahead++;
@@ -415,7 +428,7 @@ static void sroce_comp_read_advance(struct sroce_qp *qp)
 	struct sroce_send_state *st;
 	u32 bit, psn, idx;
 
-	while (req->rd_ahead_n) {
+	while (!bitmap_empty(req->rd_ahead, SROCE_RD_AHEAD_BITS)) {
 		sroce_comp_ahead_sync(qp);
 		bit = find_first_bit(req->rd_ahead, SROCE_RD_AHEAD_BITS);
 		if (bit >= SROCE_RD_AHEAD_BITS)
@@ -425,7 +438,6 @@ static void sroce_comp_read_advance(struct sroce_qp *qp)
 		if (!st || psn != sroce_comp_read_expect(qp, st))
 			break;
 		__clear_bit(bit, req->rd_ahead);
-		req->rd_ahead_n--;
 		sroce_comp_read_counted(qp, idx, st, psn);
 	}
 }
@@ -462,10 +474,10 @@ static bool sroce_comp_read_ask(struct sroce_qp *qp,
 				const struct sroce_send_state *st, u32 hole)
 {
 	struct sroce_req *req = &qp->req;
-	s32 i = sroce_psn_diff(hole, req->rd_base);
+	s32 i = sroce_comp_ahead_bit(req, hole);
 	u32 npkts;
 
-	if (i < 0 || i >= SROCE_RD_AHEAD_BITS || test_bit(i, req->rd_ahead))
+	if (i < 0 || test_bit(i, req->rd_ahead))
 		return false;
 	npkts = find_next_bit(req->rd_ahead, SROCE_RD_AHEAD_BITS, i) - i;
 	npkts = min(npkts, sroce_comp_read_chunk_left(st, hole));
@@ -491,14 +503,6 @@ static struct sroce_send_state *sroce_comp_read_oldest(struct sroce_qp *qp,
 	return st;
 }
 
-/* The response for @psn came ahead and is not counted yet. */
-static bool sroce_comp_read_has(const struct sroce_req *req, u32 psn)
-{
-	s32 i = sroce_psn_diff(psn, req->rd_base);
-
-	return i >= 0 && i < SROCE_RD_AHEAD_BITS && test_bit(i, req->rd_ahead);
-}
-
 /*
  * Responses came ahead of the oldest read's next one: once enough of
  * them did, or the newest response asked for did (nothing later will
@@ -511,7 +515,7 @@ static void sroce_comp_read_gap(struct sroce_qp *qp)
 	struct sroce_send_state *st;
 	u32 hole;
 
-	if (!req->rd_ahead_n)
+	if (bitmap_empty(req->rd_ahead, SROCE_RD_AHEAD_BITS))
 		return;
 	st = sroce_comp_read_oldest(qp, &hole);
 	if (!st)
@@ -521,7 +525,8 @@ static void sroce_comp_read_gap(struct sroce_qp *qp)
 		if (req->gap_ahead < SROCE_RD_DUPTHRESH &&
 		    !sroce_comp_read_has(req, sroce_psn_sub(req->gap_end, 1)))
 			return;
-	} else if (req->rd_ahead_n < SROCE_RD_DUPTHRESH &&
+	} else if (bitmap_weight(req->rd_ahead, SROCE_RD_AHEAD_BITS) <
+		   SROCE_RD_DUPTHRESH &&
 		   !sroce_comp_read_has(req,
 					sroce_psn_sub(qp->swin.sent_end, 1))) {
 		return;

@@ -87,13 +87,12 @@ struct sroce_req {
 	 * Read responses that came ahead of a missing one (completer.c):
 	 * bit i stands for PSN rd_base + i, whose data is already in its
 	 * read's buffer but not counted in done_bytes; rd_base follows
-	 * the send window's acked_psn, rd_ahead_n counts the bits set.
+	 * the send window's acked_psn.
 	 * [gap_psn, gap_end) was asked for again and is awaited if
 	 * gap_pending; gap_ahead of its responses came ahead of a gap.
 	 */
 	DECLARE_BITMAP(rd_ahead, SROCE_RD_AHEAD_BITS);
 	u32 rd_base;
-	u32 rd_ahead_n;
 	bool gap_pending;
 	u32 gap_psn;
 	u32 gap_end;
