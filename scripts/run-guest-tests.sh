@@ -99,10 +99,11 @@ wanted() { [[ -z $pattern || $1 =~ $pattern ]]; }
 
 # Small C helpers the cases run in the guest; built here, on the host.
 # A program that needs more than libibverbs and librdmacm names the other
-# libraries in its header comment: " * Build libraries: -lfoo -lbar", and
-# one built by a compiler wrapper names it: " * Build compiler: mpicc".
+# libraries in its header comment: " * Build libraries: -lfoo -lbar", one
+# built by a compiler wrapper names it: " * Build compiler: mpicc", and a
+# preload library its flags: " * Build flags: -shared -fPIC".
 build_progs() {
-	local src out h fresh libs cc
+	local src out h fresh libs cc flags
 	mkdir -p "$REPO/build/guest/progs"
 	for src in "$REPO"/tests/guest/progs/*.c; do
 		[[ -e $src ]] || continue
@@ -115,9 +116,10 @@ build_progs() {
 		((fresh)) && continue
 		libs=$(sed -n 's/^ \* Build libraries: //p' "$src")
 		cc=$(sed -n 's/^ \* Build compiler: //p' "$src")
-		# Word splitting wanted: a list of -l options.
+		flags=$(sed -n 's/^ \* Build flags: //p' "$src")
+		# Word splitting wanted: lists of options.
 		# shellcheck disable=SC2086
-		"${cc:-gcc}" -O2 -g -Wall -Wextra -o "$out" "$src" -libverbs -lrdmacm -lpthread \
+		"${cc:-gcc}" -O2 -g -Wall -Wextra $flags -o "$out" "$src" -libverbs -lrdmacm -lpthread \
 			$libs || return 1
 	done
 }

@@ -366,6 +366,7 @@ wire_done() {
 
 # The bad wire: loss, reordering, duplication and delay on eth0.
 WIRE_NETEM=(loss 2% reorder 25% 50% duplicate 1% delay 1ms)
+WIRE_LOSSY=		# set between netem_start and netem_end
 
 # netem_start NAME: impairs eth0 with WIRE_NETEM; both guests meet at NAME
 # so that both ends are impaired before either sends.
@@ -376,6 +377,7 @@ netem_start() {
 	tc qdisc add dev eth0 root netem "${WIRE_NETEM[@]}" ||
 		fail "tc qdisc add ... netem ${WIRE_NETEM[*]} failed"
 	log "eth0: $(tc qdisc show dev eth0 | grep netem)"
+	WIRE_LOSSY=1
 	signal "$1"
 	wait_peer "$1" 120
 }
@@ -388,6 +390,7 @@ netem_end() {
 	dropped=$(sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' <<<"$stats" | head -n 1)
 	[[ ${dropped:-0} -gt 0 ]] || fail "netem dropped no packets: $stats"
 	tc qdisc del dev eth0 root
+	WIRE_LOSSY=
 }
 
 # pair_run NAME SERVER SECS CMD [ARGS...]
@@ -402,14 +405,17 @@ netem_end() {
 # "client"), and is stopped as soon as the peer fails. Fails the case
 # unless CMD exits 0; returns once the peer's side has exited 0 as well.
 # With PAIR_CM set, the server is an rdma_cm one (it listens on an rdma_cm
-# ID, not a TCP socket).
+# ID, not a TCP socket); with PAIR_PRELOAD set, CMD runs with that library
+# preloaded.
 pair_run() {
 	local name=$1 server=$2 secs=$3 port=$PAIR_PORT pid rc=0 t0=$SECONDS
 	shift 3
 	PAIR_PORT=$((PAIR_PORT + 1))
 	PAIR_OUT=$RESULTS/$name.txt
+	local pre=()
+	[[ -n ${PAIR_PRELOAD:-} ]] && pre=(env "LD_PRELOAD=$PAIR_PRELOAD")
 	# Line-buffered: a run killed by its timeout keeps what it printed.
-	local cmd=(timeout -k 5 "$secs" stdbuf -oL -eL "$@" -p "$port")
+	local cmd=(timeout -k 5 "$secs" "${pre[@]}" stdbuf -oL -eL "$@" -p "$port")
 	if [[ $ROLE == "$server" ]]; then
 		PAIR_SIDE=server
 		"${cmd[@]}" >"$PAIR_OUT" 2>&1 &
@@ -498,10 +504,13 @@ pair_bw() {
 # pair_pingpong NAME SERVER SECS DEV GID SIZE ITERS [PROG [ARGS...]]: an
 # ibverbs-utils pingpong (ibv_rc_pingpong by default) with -c on DEV with
 # GID index GID; both sides report every iteration (ibv_rc_pingpong and
-# ibv_uc_pingpong: and every byte).
+# ibv_uc_pingpong: and every byte). Between netem_start and netem_end its
+# QPs linger before they are destroyed (tests/guest/progs/linger.c): the
+# last ACK may be lost, and the peer's resend must find the QP.
 pair_pingpong() {
 	local name=$1 size=$6 iters=$7 prog=${8:-ibv_rc_pingpong} line bytes='' its=''
-	pair_run "$name" "$2" "$3" "$prog" -d "$4" -g "$5" -c -s "$size" -n "$iters" "${@:9}"
+	PAIR_PRELOAD=${WIRE_LOSSY:+$PROGS/linger} \
+		pair_run "$name" "$2" "$3" "$prog" -d "$4" -g "$5" -c -s "$size" -n "$iters" "${@:9}"
 	[[ $prog == ibv_[ru]c_pingpong ]] || bytes=unchecked
 	while IFS= read -r line; do
 		case $line in
