@@ -273,20 +273,25 @@ static void sroce_engine_loop(struct sroce_qp *qp, struct sroce_engine *e,
 
 static void sroce_engine_kick_one(struct sroce_qp *qp, struct sroce_engine *e)
 {
+	set_bit(SROCE_ENG_PENDING, &e->flags);
+	smp_mb__after_atomic();
 	/*
 	 * A kernel consumer may post with interrupts off, where bottom
 	 * halves cannot be re-enabled, and a run in place may already be
 	 * nested deep enough: the work item runs the engine then. (Read
 	 * with preemption on, the depth is that of no run: runs keep bottom
-	 * halves off.)
+	 * halves off.) Unless a run of it is under way, as when an ACK
+	 * comes back to the engine whose run sent the request: like a
+	 * failed trylock, the owner sees PENDING before it lets go (the
+	 * barrier above pairs with the one after its unlock), and a work
+	 * item would only wake a kworker that finds nothing to do.
 	 */
 	if (unlikely(irqs_disabled() ||
 		     this_cpu_read(sroce_engine_depth) >= SROCE_ENGINE_NEST)) {
-		sroce_engine_defer(qp, e);
+		if (!spin_is_locked(&e->lock))
+			sroce_engine_defer(qp, e);
 		return;
 	}
-	set_bit(SROCE_ENG_PENDING, &e->flags);
-	smp_mb__after_atomic();
 	sroce_engine_loop(qp, e, false);
 }
 
