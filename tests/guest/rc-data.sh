@@ -101,13 +101,16 @@ done
 # ways: every transfer still checked byte by byte (not the error
 # completions: rc_data -l). A's RDMA READs (up to
 # 8 MiB) get responses ahead of lost ones, placed where they belong
-# before the gap is filled (read_resp_ahead).
+# before the gap is filled (read_resp_ahead); sroce1, still sending a
+# read when sroce0 asks again for a run of it, sends that run alone and
+# goes on where it was (read_patches).
 log "(a) again, netem on both ends: ${NETEM[*]}"
 run_timeout 30 modprobe sch_netem || fail "no sch_netem module for $(uname -r)"
 tc qdisc add dev veth0 root netem "${NETEM[@]}" || fail "netem on veth0"
 ip netns exec peer tc qdisc add dev veth1 root netem "${NETEM[@]}" ||
 	fail "netem on veth1"
 ahead0=$(port_counter sroce0 read_resp_ahead)
+patches0=$(port_counter sroce1 read_patches)
 MTUS=(1024) APIS=(post_send)
 rc_data_matrix netns-netem sroce0 192.0.2.1 sroce1 192.0.2.2 -l
 MTUS=(256 1024 4096) APIS=(post_send wr_api)
@@ -119,6 +122,8 @@ done
 show_counters sroce0 sroce1
 (($(port_counter sroce0 read_resp_ahead) > ahead0)) ||
 	fail "sroce0 placed no read response ahead of a lost one"
+(($(port_counter sroce1 read_patches) > patches0)) ||
+	fail "sroce1 sent no asked-for run before the rest of a read"
 # No bad-ICRC check here: a copy that netem still holds of a zero-copy
 # packet may leave after its WR completed and the program wrote new data
 # to the buffer; the peer drops that stale duplicate for its ICRC.

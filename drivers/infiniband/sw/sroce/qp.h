@@ -120,15 +120,27 @@ struct sroce_req {
 	u32 rttvar_us;
 };
 
-/* Responder-side read/atomic resource (IBTA 9.5, "responder resources"). */
+/* Where a read's responses are sent from: one execution of a request. */
+struct sroce_resp_cursor {
+	u32 psn;		/* next response PSN to send */
+	u64 va;
+	u32 length;
+	u32 offset;		/* bytes already sent */
+};
+
+/*
+ * Responder-side read/atomic resource (IBTA 9.5, "responder resources").
+ * A repeat of part of a read that lies wholly behind the responses still
+ * being sent is served first, from @patch, and then @cur goes on where it
+ * was: the requester lacks only that part (responder.c).
+ */
 struct sroce_resp_res {
 	u32 first_psn;
 	u32 last_psn;
-	u32 psn;		/* next response PSN to send */
-	u64 va;
+	struct sroce_resp_cursor cur;
+	struct sroce_resp_cursor patch;
+	bool patch_on;		/* @patch is sent before the rest of @cur */
 	u32 rkey;
-	u32 length;
-	u32 offset;		/* bytes already sent */
 	u64 orig;		/* atomics: the value before the operation */
 	bool atomic;
 	bool used;		/* holds a request (for duplicates) */

@@ -346,10 +346,10 @@ static enum sroce_resp_result sroce_resp_read(struct sroce_qp *qp,
 	res->first_psn = info->psn;
 	res->last_psn = sroce_psn_add(info->psn,
 				      sroce_resp_read_packets(qp, len) - 1);
-	res->psn = info->psn;
-	res->va = sroce_reth_va(reth);
+	res->cur.psn = info->psn;
+	res->cur.va = sroce_reth_va(reth);
+	res->cur.length = len;
 	res->rkey = sroce_reth_rkey(reth);
-	res->length = len;
 	sroce_resp_res_queue(qp, res);
 	resp->psn = sroce_psn_add(res->last_psn, 1);
 	resp->msn++;
@@ -395,7 +395,7 @@ static enum sroce_resp_result sroce_resp_atomic(struct sroce_qp *qp,
 	res->atomic = true;
 	res->first_psn = info->psn;
 	res->last_psn = info->psn;
-	res->psn = info->psn;
+	res->cur.psn = info->psn;
 	res->orig = orig;
 	sroce_resp_res_queue(qp, res);
 	qp->resp.psn = sroce_psn_add(info->psn, 1);
@@ -484,6 +484,50 @@ static struct sroce_resp_res *sroce_resp_find_res(struct sroce_qp *qp,
 	return NULL;
 }
 
+/*
+ * A repeated RDMA READ request for the responses of @res from @psn on:
+ * they are executed again (IBTA 9.9.2.2). A requester that placed the
+ * responses after a loss asks for just the lost run. While @res is still
+ * being sent, a run that lies wholly behind the responses sent so far is
+ * sent first (the patch) and the rest then goes on where it was; any
+ * other request replaces what was being sent and runs on to its end, so
+ * as not to cut it off. Only the patch is a departure from sending in
+ * order, and the responses it repeats are ones the requester asked for.
+ */
+static void sroce_resp_read_again(struct sroce_qp *qp,
+				  struct sroce_resp_res *res, u32 psn,
+				  u64 va, u32 rkey, u64 len)
+{
+	struct sroce_resp_cursor *c = &res->cur;
+	bool sending = res->pending && rkey == res->rkey;
+	bool patch = false;
+	u32 last;
+
+	if (len > SROCE_MAX_MSG_SIZE)
+		return;
+	last = sroce_psn_add(psn, sroce_resp_read_packets(qp, len) - 1);
+	if (sending && sroce_psn_before(last, c->psn)) {
+		patch = true;
+	} else if (sending && c->va + c->length > va + len) {
+		len = c->va + c->length - va;
+		if (len > SROCE_MAX_MSG_SIZE)
+			return;
+		last = sroce_psn_add(psn, sroce_resp_read_packets(qp, len) - 1);
+	}
+	if (sroce_psn_after(last, res->last_psn) ||
+	    !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, va, len))
+		return;
+	res->patch_on = patch;
+	if (patch)
+		c = &res->patch;
+	c->psn = psn;
+	c->va = va;
+	c->length = len;
+	c->offset = 0;
+	res->rkey = rkey;
+	sroce_resp_res_queue(qp, res);
+}
+
 /* A request with a PSN we have executed before (RC). */
 static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
 				 const struct sroce_packet_info *info)
@@ -499,30 +543,8 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
 		u64 len = sroce_reth_len(reth);
 
 		res = sroce_resp_find_res(qp, info->psn, false);
-		if (!res)
-			return;
-		/*
-		 * Still sending: a request for part of it (the responses a
-		 * requester lacks) goes on to the end of what was being
-		 * sent, which it would otherwise cut off.
-		 */
-		if (res->pending && rkey == res->rkey &&
-		    res->va + res->length > va + len)
-			len = res->va + res->length - va;
-		if (len > SROCE_MAX_MSG_SIZE ||
-		    sroce_psn_after(sroce_psn_add(info->psn,
-				sroce_resp_read_packets(qp, len) - 1),
-				res->last_psn) ||
-		    !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, va,
-					len))
-			return;
-		/* Execute again, from the PSN asked for (IBTA 9.9.2.2). */
-		res->psn = info->psn;
-		res->va = va;
-		res->rkey = rkey;
-		res->length = len;
-		res->offset = 0;
-		sroce_resp_res_queue(qp, res);
+		if (res)
+			sroce_resp_read_again(qp, res, info->psn, va, rkey, len);
 		return;
 	}
 	if (flags & SROCE_OPF_ATOMIC) {
@@ -531,9 +553,9 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
 			return;
 		/*
 		 * Answer from the saved result, with the request's PSN:
-		 * sending the acknowledgement advanced res->psn past it.
+		 * sending the acknowledgement advanced its PSN past it.
 		 */
-		res->psn = res->first_psn;
+		res->cur.psn = res->first_psn;
 		sroce_resp_res_queue(qp, res);
 		return;
 	}
@@ -815,14 +837,15 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 				struct sroce_resp_res *res)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
-	u32 left = res->length - res->offset;
+	struct sroce_resp_cursor *c = res->patch_on ? &res->patch : &res->cur;
+	u32 left = c->length - c->offset;
 	u32 payload = min(left, qp->mtu);
-	bool first = !res->offset;
+	bool first = !c->offset;
 	bool last = payload == left;
 	struct sroce_hdr_fields f = {
 		.pkey = SROCE_DEFAULT_PKEY,
 		.dest_qpn = qp->attr.dest_qp_num,
-		.psn = res->psn,
+		.psn = c->psn,
 		.syndrome = sroce_resp_ack_syndrome(),
 		.msn = qp->resp.msn,
 		.orig = res->orig,
@@ -848,7 +871,7 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 	if (!skb)
 		return false;
 	if (payload) {
-		u64 va = res->va + res->offset, iova;
+		u64 va = c->va + c->offset, iova;
 
 		mr = sroce_rkey_get(&qp->ib_qp, res->rkey,
 				    IB_ACCESS_REMOTE_READ, va, payload, &iova);
@@ -862,14 +885,20 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 				       skb, SROCE_DROP_TX_ABORTED);
 			res->pending = false;
 			qp->resp.res_pending--;
-			sroce_resp_fatal(qp, res->psn, SROCE_RESP_ACCESS);
+			sroce_resp_fatal(qp, c->psn, SROCE_RESP_ACCESS);
 			return false;
 		}
 	}
 	sroce_send_packet(qp, skb);
-	res->psn = sroce_psn_add(res->psn, 1);
-	res->offset += payload;
-	if (last) {
+	c->psn = sroce_psn_add(c->psn, 1);
+	c->offset += payload;
+	if (!last)
+		return true;
+	if (res->patch_on) {
+		/* The rest of the read goes on where it was. */
+		res->patch_on = false;
+		sroce_count(sdev, SROCE_CNT_READ_PATCHES);
+	} else {
 		res->pending = false;
 		qp->resp.res_pending--;
 	}
