@@ -50,6 +50,9 @@
 #                         would start past it is SKIPPED
 #   BENCH_BUILD=0         use the sroce.ko already built instead of running
 #                         `make module`
+#   BENCH_NETEM='loss 2% delay 1ms reorder 10% duplicate 1%'
+#                         the netem profile (e.g. 'delay 1ms' alone shows
+#                         what the delay costs without the loss)
 #
 # Every bench keeps its results (perftest and iperf3 outputs, figures.tsv,
 # both guests' console logs and dmesg) in build/bench-wire/run-N, N
@@ -66,7 +69,7 @@ BENCH_NETEM_LAT_ITERS=${BENCH_NETEM_LAT_ITERS:-200}
 BENCH_TCP_SECS=${BENCH_TCP_SECS:-10}
 BENCH_BUDGET=${BENCH_BUDGET:-600}
 # The bad wire, on each guest's eth0 (so on both directions).
-BENCH_NETEM=(loss 2% delay 1ms reorder 10% duplicate 1%)
+read -r -a BENCH_NETEM <<<"${BENCH_NETEM:-loss 2% delay 1ms reorder 10% duplicate 1%}"
 
 BW_TESTS=(ib_write_bw ib_send_bw ib_read_bw)
 LAT_TESTS=(ib_read_lat ib_write_lat ib_send_lat)
@@ -556,6 +559,7 @@ rc=0
 	--env "BENCH_MTU=$BENCH_MTU" --env "BENCH_BW_SECS=$BENCH_BW_SECS" \
 	--env "BENCH_LAT_ITERS=$BENCH_LAT_ITERS" --env "BENCH_NETEM_LAT_ITERS=$BENCH_NETEM_LAT_ITERS" \
 	--env "BENCH_TCP_SECS=$BENCH_TCP_SECS" --env "BENCH_BUDGET=$BENCH_BUDGET" \
+	--env "BENCH_NETEM=${BENCH_NETEM[*]}" \
 	"$results" bash "$REPO/scripts/bench-wire.sh" --in-guest >"$results.log" 2>&1 || rc=$?
 sleep 1	# let tail show the last lines
 kill "$tail_pid" 2>/dev/null || true
