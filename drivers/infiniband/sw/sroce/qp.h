@@ -122,8 +122,8 @@ struct sroce_req {
 
 /* Where a read's responses are sent from: one execution of a request. */
 struct sroce_resp_cursor {
-	u32 psn;		/* next response PSN to send */
 	u64 va;
+	u32 psn;		/* next response PSN to send */
 	u32 length;
 	u32 offset;		/* bytes already sent */
 };
@@ -132,20 +132,24 @@ struct sroce_resp_cursor {
  * Responder-side read/atomic resource (IBTA 9.5, "responder resources").
  * A repeat of part of a read that lies wholly behind the responses still
  * being sent is served first, from @patch, and then @cur goes on where it
- * was: the requester lacks only that part (responder.c).
+ * was: the requester lacks only that part (responder.c). 64 bytes, so
+ * that a QP's SROCE_MAX_RD_ATOMIC of them fit one 8 KiB allocation.
  */
 struct sroce_resp_res {
 	u32 first_psn;
 	u32 last_psn;
-	struct sroce_resp_cursor cur;
-	struct sroce_resp_cursor patch;
-	bool patch_on;		/* @patch is sent before the rest of @cur */
 	u32 rkey;
-	u64 orig;		/* atomics: the value before the operation */
 	bool atomic;
 	bool used;		/* holds a request (for duplicates) */
 	bool pending;		/* responses still to send */
+	bool patch_on;		/* reads: @patch goes before the rest of @cur */
+	struct sroce_resp_cursor cur;
+	union {
+		struct sroce_resp_cursor patch;		/* reads */
+		u64 orig;	/* atomics: the value before the operation */
+	};
 };
+static_assert(sizeof(struct sroce_resp_res) <= 64);
 
 /* Responder position; see responder.c. */
 struct sroce_resp {

@@ -490,10 +490,29 @@ static struct sroce_resp_res *sroce_resp_find_res(struct sroce_qp *qp,
  * responses after a loss asks for just the lost run. While @res is still
  * being sent, a run that lies wholly behind the responses sent so far is
  * sent first (the patch) and the rest then goes on where it was; any
- * other request replaces what was being sent and runs on to its end, so
- * as not to cut it off. Only the patch is a departure from sending in
+ * other request (and a patch that would cut short the one under way)
+ * replaces what was being sent and runs on to its end, so as not to cut
+ * it off. Only the patch is a departure from sending in
  * order, and the responses it repeats are ones the requester asked for.
  */
+/*
+ * Whether a patch for [@psn, @last] may replace the one under way: only
+ * if it covers what that one has still to send (a late duplicate of an
+ * older repeat must not cut it short; it restarts the read instead).
+ */
+static bool sroce_resp_patch_covers(struct sroce_qp *qp,
+				    const struct sroce_resp_res *res,
+				    u32 psn, u32 last)
+{
+	const struct sroce_resp_cursor *p = &res->patch;
+
+	if (!res->patch_on)
+		return true;
+	return sroce_psn_before_eq(psn, p->psn) &&
+	       sroce_psn_after_eq(last, sroce_psn_add(p->psn,
+			sroce_resp_read_packets(qp, p->length - p->offset) - 1));
+}
+
 static void sroce_resp_read_again(struct sroce_qp *qp,
 				  struct sroce_resp_res *res, u32 psn,
 				  u64 va, u32 rkey, u64 len)
@@ -506,7 +525,8 @@ static void sroce_resp_read_again(struct sroce_qp *qp,
 	if (len > SROCE_MAX_MSG_SIZE)
 		return;
 	last = sroce_psn_add(psn, sroce_resp_read_packets(qp, len) - 1);
-	if (sending && sroce_psn_before(last, c->psn)) {
+	if (sending && sroce_psn_before(last, c->psn) &&
+	    sroce_resp_patch_covers(qp, res, psn, last)) {
 		patch = true;
 	} else if (sending && c->va + c->length > va + len) {
 		len = c->va + c->length - va;
@@ -848,7 +868,6 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 		.psn = c->psn,
 		.syndrome = sroce_resp_ack_syndrome(),
 		.msn = qp->resp.msn,
-		.orig = res->orig,
 	};
 	struct sroce_mr *mr;
 	struct sk_buff *skb;
@@ -856,6 +875,7 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 
 	if (res->atomic) {
 		f.opcode = SROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
+		f.orig = res->orig;
 		payload = 0;
 		last = true;
 	} else if (first && last) {
