@@ -324,6 +324,12 @@ static u32 sroce_resp_read_packets(struct sroce_qp *qp, u32 len)
 	return max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
 }
 
+/* The PSN of the last response to a read of @len bytes from @psn. */
+static u32 sroce_resp_read_last(struct sroce_qp *qp, u32 psn, u32 len)
+{
+	return sroce_psn_add(psn, sroce_resp_read_packets(qp, len) - 1);
+}
+
 static enum sroce_resp_result sroce_resp_read(struct sroce_qp *qp,
 					      struct sk_buff *skb,
 					      const struct sroce_packet_info *info)
@@ -344,8 +350,7 @@ static enum sroce_resp_result sroce_resp_read(struct sroce_qp *qp,
 	if (!res)
 		return SROCE_RESP_INV_REQ;
 	res->first_psn = info->psn;
-	res->last_psn = sroce_psn_add(info->psn,
-				      sroce_resp_read_packets(qp, len) - 1);
+	res->last_psn = sroce_resp_read_last(qp, info->psn, len);
 	res->cur.psn = info->psn;
 	res->cur.va = sroce_reth_va(reth);
 	res->cur.length = len;
@@ -485,17 +490,6 @@ static struct sroce_resp_res *sroce_resp_find_res(struct sroce_qp *qp,
 }
 
 /*
- * A repeated RDMA READ request for the responses of @res from @psn on:
- * they are executed again (IBTA 9.9.2.2). A requester that placed the
- * responses after a loss asks for just the lost run. While @res is still
- * being sent, a run that lies wholly behind the responses sent so far is
- * sent first (the patch) and the rest then goes on where it was; any
- * other request (and a patch that would cut short the one under way)
- * replaces what was being sent and runs on to its end, so as not to cut
- * it off. Only the patch is a departure from sending in
- * order, and the responses it repeats are ones the requester asked for.
- */
-/*
  * Whether a patch for [@psn, @last] may replace the one under way: only
  * if it covers what that one has still to send (a late duplicate of an
  * older repeat must not cut it short; it restarts the read instead).
@@ -509,10 +503,21 @@ static bool sroce_resp_patch_covers(struct sroce_qp *qp,
 	if (!res->patch_on)
 		return true;
 	return sroce_psn_before_eq(psn, p->psn) &&
-	       sroce_psn_after_eq(last, sroce_psn_add(p->psn,
-			sroce_resp_read_packets(qp, p->length - p->offset) - 1));
+	       sroce_psn_after_eq(last, sroce_resp_read_last(qp, p->psn,
+						p->length - p->offset));
 }
 
+/*
+ * A repeated RDMA READ request for the responses of @res from @psn on:
+ * they are executed again (IBTA 9.9.2.2). A requester that placed the
+ * responses after a loss asks for just the lost run. While @res is still
+ * being sent, a run that lies wholly behind the responses sent so far is
+ * sent first (the patch) and the rest then goes on where it was; any
+ * other request (and a patch that would cut short the one under way)
+ * replaces what was being sent and runs on to its end, so as not to cut
+ * it off. Only the patch is a departure from sending in order, and the
+ * responses it repeats are ones the requester asked for.
+ */
 static void sroce_resp_read_again(struct sroce_qp *qp,
 				  struct sroce_resp_res *res, u32 psn,
 				  u64 va, u32 rkey, u64 len)
@@ -524,7 +529,7 @@ static void sroce_resp_read_again(struct sroce_qp *qp,
 
 	if (len > SROCE_MAX_MSG_SIZE)
 		return;
-	last = sroce_psn_add(psn, sroce_resp_read_packets(qp, len) - 1);
+	last = sroce_resp_read_last(qp, psn, len);
 	if (sending && sroce_psn_before(last, c->psn) &&
 	    sroce_resp_patch_covers(qp, res, psn, last)) {
 		patch = true;
@@ -532,7 +537,7 @@ static void sroce_resp_read_again(struct sroce_qp *qp,
 		len = c->va + c->length - va;
 		if (len > SROCE_MAX_MSG_SIZE)
 			return;
-		last = sroce_psn_add(psn, sroce_resp_read_packets(qp, len) - 1);
+		last = sroce_resp_read_last(qp, psn, len);
 	}
 	if (sroce_psn_after(last, res->last_psn) ||
 	    !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, va, len))
