@@ -18,7 +18,10 @@
 #   sroce 2 dev  sroce0 on veth0 <-> sroce1 on veth1 in "peer"
 #
 # and prints a table with the ratios of both sroce configurations against
-# rxe. The absolute figures are those of an emulated (TCG) guest: only the
+# rxe. Under it, what programs get on the path of sroce 2 dev without
+# RDMA: a UDP ping-pong of busy-polling processes
+# (scripts/bench/udp_pingpong.c) and one TCP stream (iperf3), measured
+# first, while nothing else runs. The absolute figures are those of an emulated (TCG) guest: only the
 # ratios mean something. A sroce run that fails shows FAILED and the bench
 # goes on. Exit status: 0 if the guest ran, rxe gave its figures and the
 # guest kernel log is clean (whatever sroce did), 1 otherwise.
@@ -144,9 +147,45 @@ in_guest() {
 
 	info() { echo "$*" | tee -a "$RESULTS/info.txt"; }
 
+	# sockets_pair: sockets on the path of sroce 2 dev, veth0 to veth1
+	# in "peer": a UDP ping-pong of two busy-polling processes (one
+	# datagram a turn, as a read and its response; two, as a WRITE and
+	# the ACK of the peer's), and one TCP stream.
+	sockets_pair() {
+		local pp=$RESULTS/udp_pingpong srv frames out v
+		ip netns exec peer "$pp" -s 17001 &
+		srv=$!
+		sleep 0.5
+		for frames in 1 2; do
+			out=$(run_timeout 60 "$pp" -c 192.0.2.2 17001 "$BENCH_LAT_ITERS" "$frames") || out=
+			v=$(sed -n 's/^udp_pingpong median \([0-9.]*\) us.*/\1/p' <<<"$out")
+			echo "bench: udp $frames a turn: ${out:-FAILED}"
+			record udp "pingpong_$frames" rtt_median "${v:-FAILED}" usec
+		done
+		kill "$srv"
+		wait "$srv" 2>/dev/null || true
+
+		ip netns exec peer iperf3 -s -1 -p 5201 >"$RESULTS/iperf3-server.txt" 2>&1 &
+		srv=$!
+		for _ in {1..100}; do
+			ip netns exec peer ss -ltnH "sport = :5201" | grep -q . && break
+			nap 0.2
+		done
+		run_timeout 60 iperf3 -c 192.0.2.2 -p 5201 -t 5 -f M \
+			>"$RESULTS/iperf3-client.txt" 2>&1 || true
+		v=$(awk '/receiver/ { for (i = 2; i <= NF; i++)
+			if ($i == "MBytes/sec") print $(i - 1) }' "$RESULTS/iperf3-client.txt")
+		echo "bench: tcp iperf3 = ${v:-FAILED} MB/sec"
+		record tcp iperf3 throughput "${v:-FAILED}" MB/sec
+		kill "$srv" 2>/dev/null || true
+		wait "$srv" 2>/dev/null || true
+	}
+
 	make_veth_netns
 	ip link set veth0 mtu "$BENCH_MTU"
 	ip -n peer link set veth1 mtu "$BENCH_MTU"
+	# 0. Sockets on the same path, while nothing else runs.
+	sockets_pair
 	run_timeout 60 modprobe -a ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_ucm ||
 		fail "cannot load the RDMA core modules"
 
@@ -237,6 +276,20 @@ print_table() {
 		print ""
 		print "ratio: sroce/rxe for bandwidth, rxe/sroce for latency; above 1 means sroce is better."
 		print "rxe and sroce 1 dev: one device talking to itself; sroce 2 dev: sroce0 <-> sroce1 (netns peer)."
+		# sroce 2 dev against sockets on its path. perftest reports a
+		# read round trip whole, a WRITE ping-pong halved.
+		print ""
+		print "sockets on the path of sroce 2 dev (veth0 <-> veth1 in netns peer):"
+		fmt2 = "  %-44s %10s   %-26s %9s %6s\n"
+		printf fmt2, "", "sockets", "sroce 2 dev", "", "ratio"
+		u1 = cell("udp", "pingpong_1", "rtt_median"); r1 = cell("sroce-pair", "ib_read_lat", "t_typical")
+		printf fmt2, "UDP ping-pong, 1 datagram a turn, round trip", u1 " us", "ib_read_lat typical", r1, ratio(u1, r1, 1)
+		u2 = cell("udp", "pingpong_2", "rtt_median"); r2 = cell("sroce-pair", "ib_write_lat", "t_typical")
+		h2 = num(u2) ? sprintf("%.1f", u2 / 2) : u2
+		printf fmt2, "UDP ping-pong, 2 datagrams a turn, half of it", h2 " us", "ib_write_lat typical", r2, ratio(h2, r2, 1)
+		t = cell("tcp", "iperf3", "throughput"); w = cell("sroce-pair", "ib_write_bw", "BW_average")
+		printf fmt2, "TCP, one stream (iperf3, 5 s), MB/sec", t, "ib_write_bw", w, ratio(t, w, 0)
+		print "  ratio: sroce 2 dev against sockets, above 1 means sroce is better."
 		if (nwhy) {
 			print "why runs failed (perftest outputs are in the results directory):"
 			for (i = 1; i <= nwhy; i++) print why[i]
@@ -250,7 +303,7 @@ console_filter() {
 		grep -v -e 'stage2: ' -e 'sysrq: Power Off' -e 'reboot: Power down'
 }
 
-"$REPO/scripts/install-deps.sh"
+"$REPO/scripts/install-deps.sh" iperf3
 KVER=$("$REPO/scripts/kver.sh")
 if [[ ${BENCH_BUILD:-1} != 0 ]]; then
 	make -C "$REPO" module KVER="$KVER"
@@ -259,6 +312,7 @@ fi
 results=$REPO/build/bench
 mkdir -p "$results"
 rm -f "$results"/*.txt "$results"/figures.tsv
+gcc -O2 -Wall -Wextra -o "$results/udp_pingpong" "$REPO/scripts/bench/udp_pingpong.c"
 # The guest's hard limit, for when things go badly wrong (a normal run
 # ends well before it): the measuring budget, plus rxe's runs on a busy
 # host, plus boot and setup.
