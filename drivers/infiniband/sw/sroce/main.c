@@ -27,9 +27,12 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_engine_init();
+	err = sroce_crc32_init();
 	if (err)
 		return err;
+	err = sroce_engine_init();
+	if (err)
+		goto err_crc32;
 	err = sroce_devices_init();
 	if (err)
 		goto err_engine;
@@ -48,6 +51,8 @@ err_devices:
 	sroce_devices_exit();
 err_engine:
 	sroce_engine_exit();
+err_crc32:
+	sroce_crc32_exit();
 	return err;
 }
 
@@ -63,6 +68,8 @@ static void __exit sroce_exit(void)
 	sroce_udp_exit();
 	/* Every QP is gone with its device: no engine work is left. */
 	sroce_engine_exit();
+	/* Nor any packet to compute an ICRC for. */
+	sroce_crc32_exit();
 }
 
 module_init(sroce_init);

@@ -177,6 +177,10 @@ extern const struct ib_device_ops sroce_port_ops;
 int sroce_netdev_init(void);
 void sroce_netdev_exit(void);
 
+/* crc32.c: the ICRC's CRC32 is chosen at load */
+int sroce_crc32_init(void);
+void sroce_crc32_exit(void);
+
 /* udp.c */
 int sroce_udp_init(void);
 void sroce_udp_exit(void);
