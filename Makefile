@@ -11,6 +11,7 @@
 #   make bench-wire the same across a wire between two guests, clean and
 #                   under netem, with TCP (iperf3) as the ceiling
 #   make wire-latency   the virtual wires' own latency (UDP, no RDMA)
+#   make bench-crc32    crc32_le() against the crypto API's crc32 in the guest
 #   make install    install sroce.ko for KVER (/lib/modules/KVER/updates)
 #   make uninstall  remove it again (see dkms.conf for DKMS)
 #
@@ -54,7 +55,8 @@ MOD_DIR := $(MOD_TOP)/drivers/infiniband/sw/sroce
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(MOD_DIR) CONFIG_RDMA_SROCE=m
 
-.PHONY: all module sparse unit check demo bench bench-mpi bench-wire wire-latency clean \
+.PHONY: all module sparse unit check demo bench bench-mpi bench-wire wire-latency \
+	bench-crc32 clean \
 	kdir-check mirror ko-path install uninstall
 
 all: module
@@ -101,6 +103,9 @@ bench-wire:
 
 wire-latency:
 	bash scripts/wire-latency.sh
+
+bench-crc32:
+	bash scripts/bench-crc32.sh
 
 # modules_install puts it in /lib/modules/KVER/updates/ (compressed and
 # signed as the kernel's configuration says) and runs depmod, so that
