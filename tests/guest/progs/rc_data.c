@@ -13,6 +13,7 @@
  *    WRITE with immediate (consumes a receive WQE, leaves its buffer);
  *  - RDMA READ up to 8 MiB;
  *  - 200 mixed SENDs and WRITEs, one in three signalled;
+ *  - 64 READs, each followed by a WRITE, in one post;
  *  - a SEND gathered from 30 SGEs (ibv_post_send only);
  *  - errors: bad rkey (then the QP flushes), READ past the end of the MR,
  *    WRITE to an MR without remote write access, bad local lkey, and
@@ -268,6 +269,71 @@ static void test_burst(struct end *a, struct end *b)
 	       BURST, nsend);
 }
 
+/*
+ * MIX pairs in one post: an RDMA READ of 3*MTU+7 bytes (four responses),
+ * then a 32-byte WRITE; every READ and the last WRITE signalled. On a
+ * lossy wire the WRITE's ACK often arrives while responses of the READ
+ * before it are missing: the ACK says the READ was executed, and only
+ * its missing responses need asking for again.
+ */
+#define MIX		64
+#define MIX_SLOT	(16 * 1024)
+static void test_read_write_mix(struct end *a, struct end *b)
+{
+	struct op *ops = calloc(2 * MIX, sizeof(*ops));
+	size_t rsrc = DST_OFF + 4 * MIB, rdst = SRC_OFF + 4 * MIB;
+	size_t wsrc = SRC_OFF + 6 * MIB, wdst = DST_OFF + 6 * MIB;
+	uint32_t rlen = 3 * mtu + 7;
+	struct ibv_wc wc;
+	char what[64];
+	int i;
+
+	CHECK(ops, "out of memory");
+	CHECK(rlen + 2 * GUARD <= MIX_SLOT, "mix: slot too small");
+	memset(a->buf + rdst - GUARD, FILL, MIX * MIX_SLOT);
+	memset(b->buf + wdst, FILL, MIX * 64);
+	for (i = 0; i < MIX; i++) {
+		struct op *r = &ops[2 * i], *w = &ops[2 * i + 1];
+
+		fill_pattern(b->buf + rsrc + MIX_SLOT * i, rlen, 300 + i, 0);
+		fill_pattern(a->buf + wsrc + 64 * i, 32, 400 + i, 0);
+		*r = (struct op){ .opcode = IBV_WR_RDMA_READ, .wr_id = 6000 + i,
+				  .flags = IBV_SEND_SIGNALED, .num_sge = 1,
+				  .raddr = (uintptr_t)(b->buf + rsrc +
+						       MIX_SLOT * i),
+				  .rkey = b->mr->rkey };
+		r->sge[0] = sge_at(a, rdst + MIX_SLOT * i, rlen);
+		*w = (struct op){ .opcode = IBV_WR_RDMA_WRITE,
+				  .wr_id = 7000 + i, .num_sge = 1,
+				  .flags = i == MIX - 1 ? IBV_SEND_SIGNALED : 0,
+				  .raddr = (uintptr_t)(b->buf + wdst + 64 * i),
+				  .rkey = b->mr->rkey };
+		w->sge[0] = sge_at(a, wsrc + 64 * i, 32);
+	}
+	post_ops(a, ops, 2 * MIX);
+	for (i = 0; i < MIX; i++) {
+		snprintf(what, sizeof(what), "mix read %d", i);
+		expect_wc(a, &wc, what, 6000 + i, IBV_WC_SUCCESS,
+			  IBV_WC_RDMA_READ);
+		CHECK(wc.byte_len == rlen, "%s: byte_len %u", what,
+		      wc.byte_len);
+	}
+	expect_wc(a, &wc, "mix last write", 7000 + MIX - 1, IBV_WC_SUCCESS,
+		  IBV_WC_RDMA_WRITE);
+	expect_no_wc(a, "mix (unsignalled writes)");
+	for (i = 0; i < MIX; i++) {
+		snprintf(what, sizeof(what), "mix read %d", i);
+		check_guarded_pattern(a->buf + rdst + MIX_SLOT * i, rlen,
+				      300 + i, what);
+		snprintf(what, sizeof(what), "mix write %d", i);
+		check_pattern(b->buf + wdst + 64 * i, 32, 400 + i, 0, what);
+		check_untouched(b->buf + wdst + 64 * i + 32, 32, what);
+	}
+	free(ops);
+	printf("ok %d READs of %u bytes, each followed by a WRITE\n", MIX,
+	       rlen);
+}
+
 /* A 64-byte op at a to b's buf (wr_id) with the given keys. */
 static struct op small_op(struct end *a, enum ibv_wr_opcode opcode,
 			  uint64_t wr_id, uint64_t raddr, uint32_t rkey)
@@ -437,6 +503,7 @@ int main(int argc, char **argv)
 	test_write(&a, &b, mtu, MIB + 1);
 	test_read(&a, &b);
 	test_burst(&a, &b);
+	test_read_write_mix(&a, &b);
 	destroy_pair(&a, &b);
 
 	/* The stock provider's ibv_wr_set_sge_list() is broken (above). */
