@@ -17,7 +17,9 @@
  * for ever). A PSN sequence error NAK first resends only the packet it
  * names (sroce_comp_repair()). Read responses are placed as they come,
  * and only the missing ones are asked for again (sroce_comp_read_gap()),
- * by a probe too.
+ * by a probe too, and when an ACK for a later request shows the
+ * responder has sent them all: that ACK waits in the send window until
+ * the read is done, and nothing after the read is sent again.
  */
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -506,26 +508,34 @@ static struct sroce_send_state *sroce_comp_read_oldest(struct sroce_qp *qp,
 /*
  * Responses came ahead of the oldest read's next one: once enough of
  * them did, or the newest response asked for did (nothing later will
- * come to tell), the missing run is asked for again. A gap inside a run
- * already asked for again is judged by the responses of that run alone.
+ * come to tell), the missing run is asked for again. So is every run
+ * missing from a read that an ACK for a later request passed (held in
+ * the send window): the responder has sent all of the read. A gap inside
+ * a run already asked for again is judged by the responses of that run
+ * alone.
  */
 static void sroce_comp_read_gap(struct sroce_qp *qp)
 {
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_req *req = &qp->req;
 	struct sroce_send_state *st;
+	bool passed;
 	u32 hole;
 
-	if (bitmap_empty(req->rd_ahead, SROCE_RD_AHEAD_BITS))
+	if (bitmap_empty(req->rd_ahead, SROCE_RD_AHEAD_BITS) &&
+	    !qp->swin.ack_held)
 		return;
 	st = sroce_comp_read_oldest(qp, &hole);
 	if (!st)
 		return;
+	passed = sroce_swin_executed(&qp->swin, st->last_psn);
 	if (req->gap_pending && sroce_psn_after_eq(hole, req->gap_psn) &&
 	    sroce_psn_before(hole, req->gap_end)) {
 		if (req->gap_ahead < SROCE_RD_DUPTHRESH &&
 		    !sroce_comp_read_has(req, sroce_psn_sub(req->gap_end, 1)))
 			return;
-	} else if (bitmap_weight(req->rd_ahead, SROCE_RD_AHEAD_BITS) <
+	} else if (!passed &&
+		   bitmap_weight(req->rd_ahead, SROCE_RD_AHEAD_BITS) <
 		   SROCE_RD_DUPTHRESH &&
 		   !sroce_comp_read_has(req,
 					sroce_psn_sub(qp->swin.sent_end, 1))) {
@@ -533,7 +543,9 @@ static void sroce_comp_read_gap(struct sroce_qp *qp)
 	}
 	if (!sroce_comp_read_ask(qp, st, hole))
 		return;
-	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_FAST_RETRANSMITS);
+	sroce_count(sdev, SROCE_CNT_FAST_RETRANSMITS);
+	if (passed)
+		sroce_count(sdev, SROCE_CNT_READ_GAPS_ACKED);
 	sroce_comp_trace_retx(qp, hole, SROCE_RETX_CAUSE_READ_GAP);
 }
 
@@ -640,9 +652,11 @@ enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,
 	}
 	/*
 	 * What came may have filled the gap before responses held ahead,
-	 * or shown another.
+	 * finished the read an ACK was held behind, or shown another gap.
 	 */
 	sroce_comp_read_advance(qp);
+	if (sroce_swin_release_ack(qp))
+		sroce_comp_progress(qp);
 	sroce_comp_read_gap(qp);
 	sroce_completer_retire(qp);
 	return SROCE_RX_USED;

@@ -58,6 +58,7 @@ void sroce_swin_reset(struct sroce_qp *qp, u32 psn)
 	w->sent_end = psn;
 	w->acked_psn = psn;
 	w->one_shot = false;
+	w->ack_held = false;
 }
 
 void sroce_swin_discard(struct sroce_qp *qp)
@@ -375,8 +376,32 @@ static struct sroce_send_state *sroce_swin_pass_acked(struct sroce_qp *qp,
 }
 
 /*
+ * An ACK up to @end passed the read of @st, whose responses from
+ * acked_psn on are missing: it is held (ack_held) where the position is
+ * past them and free to come back (a one-packet resend would not), and
+ * the completer asks for them alone. Returns false where the window must
+ * go back N instead: an atomic, or a position not past the read.
+ */
+static bool sroce_swin_hold_ack(struct sroce_qp *qp, u32 idx,
+				const struct sroce_send_state *st, u32 end)
+{
+	struct sroce_send_window *w = &qp->swin;
+
+	if (sroce_swin_wqe(w, idx)->wr.opcode != IB_WR_RDMA_READ ||
+	    !sroce_psn_after(end, sroce_psn_add(st->last_psn, 1)) ||
+	    w->one_shot || !sroce_psn_before(w->acked_psn, w->psn))
+		return false;
+	if (!w->ack_held || sroce_psn_after(end, w->held_ack))
+		w->held_ack = end;
+	w->ack_held = true;
+	return true;
+}
+
+/*
  * A read or atomic in the acknowledged range whose response we lack was
- * lost on the way back: it is asked again from where its data stopped.
+ * lost on the way back: a read's missing responses are asked for again
+ * alone where the ACK can be held, anything else from where its data
+ * stopped, going back N.
  */
 bool sroce_swin_ack(struct sroce_qp *qp, u32 psn)
 {
@@ -390,7 +415,8 @@ bool sroce_swin_ack(struct sroce_qp *qp, u32 psn)
 	st = sroce_swin_pass_acked(qp, psn, true, &idx);
 	if (st) {
 		w->acked_psn = sroce_swin_resume_psn(qp, st);
-		sroce_swin_seek(qp, w->acked_psn);
+		if (!sroce_swin_hold_ack(qp, idx, st, end))
+			sroce_swin_seek(qp, w->acked_psn);
 		return true;
 	}
 	w->acked_psn = end;
@@ -401,6 +427,31 @@ bool sroce_swin_ack(struct sroce_qp *qp, u32 psn)
 	if (sroce_psn_before(w->psn, end))
 		sroce_swin_seek(qp, end);
 	return true;
+}
+
+bool sroce_swin_release_ack(struct sroce_qp *qp)
+{
+	struct sroce_send_window *w = &qp->swin;
+	struct sroce_send_state *st;
+	u32 before = w->acked_psn;
+	u32 idx;
+
+	if (!w->ack_held)
+		return false;
+	/* Still waiting for a read it passed: the ACK stays held. */
+	sroce_swin_for_each(qp, idx, st) {
+		if (st->done)
+			continue;
+		if (st->rd_atomic && st->status == IB_WC_SUCCESS &&
+		    sroce_swin_wqe(w, idx)->wr.opcode == IB_WR_RDMA_READ &&
+		    sroce_psn_before(st->last_psn, w->held_ack))
+			return false;
+		break;
+	}
+	w->ack_held = false;
+	if (sroce_psn_after(w->held_ack, w->acked_psn))
+		sroce_swin_ack(qp, sroce_psn_sub(w->held_ack, 1));
+	return w->acked_psn != before;
 }
 
 /*

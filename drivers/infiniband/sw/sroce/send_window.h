@@ -24,6 +24,13 @@
  *  - PSNs: acked_psn <= sent_end and psn <= sent_end <= next_psn; PSNs
  *    before acked_psn are acknowledged, sent_end is one past the newest
  *    PSN ever sent (a retransmission does not move it).
+ *  - ack_held: an ACK came for a PSN after a read whose responses are
+ *    not all in. The responder has executed everything before held_ack,
+ *    so only the read's missing responses are asked for again; the
+ *    position stays where it was, acked_psn stops at the read, and the
+ *    WQEs after it are done once it is (sroce_swin_release_ack()).
+ *    Going back N instead would send again every request after the
+ *    read, all executed already.
  *  - one_shot: the position was moved back to resend one packet alone
  *    (sroce_swin_resend_one()), or one read request for a run of missing
  *    responses (sroce_swin_rerequest()); once it is sent the position
@@ -47,6 +54,8 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
+
+#include <sroce/psn.h>
 
 struct sroce_qp;
 
@@ -79,6 +88,9 @@ struct sroce_send_window {
 	bool one_shot;
 	u32 resume_psn;
 	u32 rereq_pkts;
+	/* An ACK up to held_ack (one past its PSN) waits behind a read. */
+	bool ack_held;
+	u32 held_ack;
 	/* The shadow ring: kernel copies of fetched WQEs, and their state. */
 	void *shadow;
 	struct sroce_send_state *state;
@@ -163,6 +175,20 @@ struct sroce_send_state *sroce_swin_oldest(struct sroce_qp *qp);
  * Returns false, changing nothing, for a PSN outside the window.
  */
 bool sroce_swin_ack(struct sroce_qp *qp, u32 psn);
+/*
+ * A held ACK (ack_held) applies as far as the next read still missing
+ * responses. Returns true if acked_psn moved.
+ */
+bool sroce_swin_release_ack(struct sroce_qp *qp);
+
+/* The responder is known to have executed the request at @psn. */
+static inline bool sroce_swin_executed(const struct sroce_send_window *w,
+				       u32 psn)
+{
+	return sroce_psn_before(psn, w->acked_psn) ||
+	       (w->ack_held && sroce_psn_before(psn, w->held_ack));
+}
+
 /* The read or atomic a response with @psn is for (implies older ACKs). */
 struct sroce_send_state *sroce_swin_response(struct sroce_qp *qp, u32 psn,
 					     u32 *idxp);

@@ -38,6 +38,7 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_TX_ZERO_COPY] = { .name = "tx_zero_copy" },
 	[SROCE_CNT_READ_RESP_AHEAD] = { .name = "read_resp_ahead" },
 	[SROCE_CNT_READ_PATCHES] = { .name = "read_patches" },
+	[SROCE_CNT_READ_GAPS_ACKED] = { .name = "read_gaps_acked" },
 };
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib_dev,
