@@ -71,7 +71,8 @@ MODULE_PARM_DESC(selective_resend,
 
 /*
  * Everything up to and including @psn has been executed by the responder.
- * Returns false for a PSN outside the window.
+ * Returns false for a PSN outside the window, and for an ACK held behind
+ * a read that says no more than the one held: neither is progress.
  */
 static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 {
@@ -458,9 +459,11 @@ static u32 sroce_comp_read_chunk_left(const struct sroce_send_state *st,
 }
 
 /* @npkts responses from @hole on have been asked for again. */
-static void sroce_comp_read_asked(struct sroce_req *req, u32 hole,
-				  u32 npkts)
+static void sroce_comp_read_asked(struct sroce_qp *qp, u32 hole, u32 npkts)
 {
+	struct sroce_req *req = &qp->req;
+
+	req->gap_sent_end = qp->swin.sent_end;
 	req->gap_pending = true;
 	req->gap_psn = hole;
 	req->gap_end = sroce_psn_add(hole, npkts);
@@ -485,7 +488,7 @@ static bool sroce_comp_read_ask(struct sroce_qp *qp,
 	npkts = min(npkts, sroce_comp_read_chunk_left(st, hole));
 	if (!sroce_swin_rerequest(qp, hole, npkts))
 		return false;
-	sroce_comp_read_asked(req, hole, npkts);
+	sroce_comp_read_asked(qp, hole, npkts);
 	return true;
 }
 
@@ -508,11 +511,14 @@ static struct sroce_send_state *sroce_comp_read_oldest(struct sroce_qp *qp,
 /*
  * Responses came ahead of the oldest read's next one: once enough of
  * them did, or the newest response asked for did (nothing later will
- * come to tell), the missing run is asked for again. So is every run
- * missing from a read that an ACK for a later request passed (held in
- * the send window): the responder has sent all of the read. A gap inside
- * a run already asked for again is judged by the responses of that run
- * alone.
+ * come to tell), the missing run is asked for again. A read that an ACK
+ * for a later request passed (held in the send window) has been sent
+ * whole: its missing runs are asked for as the hole reaches each one.
+ * A gap inside a run already asked for again is judged by the responses
+ * of that run alone, or by an ACK for a request sent after the run was
+ * asked for: the responder answers in order, so that run or the request
+ * for it was lost (without it, a QP with no ACK timeout would wait for
+ * ever).
  */
 static void sroce_comp_read_gap(struct sroce_qp *qp)
 {
@@ -532,7 +538,8 @@ static void sroce_comp_read_gap(struct sroce_qp *qp)
 	if (req->gap_pending && sroce_psn_after_eq(hole, req->gap_psn) &&
 	    sroce_psn_before(hole, req->gap_end)) {
 		if (req->gap_ahead < SROCE_RD_DUPTHRESH &&
-		    !sroce_comp_read_has(req, sroce_psn_sub(req->gap_end, 1)))
+		    !sroce_comp_read_has(req, sroce_psn_sub(req->gap_end, 1)) &&
+		    !sroce_swin_executed(&qp->swin, req->gap_sent_end))
 			return;
 	} else if (!passed &&
 		   bitmap_weight(req->rd_ahead, SROCE_RD_AHEAD_BITS) <
@@ -747,6 +754,6 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	/* Going back N asks for the rest of a read's chunk again. */
 	req->gap_pending = false;
 	if (sroce_comp_read_oldest(qp, &psn) == st)
-		sroce_comp_read_asked(req, psn,
+		sroce_comp_read_asked(qp, psn,
 				      sroce_comp_read_chunk_left(st, psn));
 }

@@ -89,7 +89,8 @@ struct sroce_req {
 	 * read's buffer but not counted in done_bytes; rd_base follows
 	 * the send window's acked_psn.
 	 * [gap_psn, gap_end) was asked for again and is awaited if
-	 * gap_pending; gap_ahead of its responses came ahead of a gap.
+	 * gap_pending; gap_ahead of its responses came ahead of a gap;
+	 * gap_sent_end was the send window's sent_end when it was asked.
 	 */
 	DECLARE_BITMAP(rd_ahead, SROCE_RD_AHEAD_BITS);
 	u32 rd_base;
@@ -97,6 +98,7 @@ struct sroce_req {
 	u32 gap_psn;
 	u32 gap_end;
 	u32 gap_ahead;
+	u32 gap_sent_end;
 	/*
 	 * The gap at repair_psn is being repaired (completer.c): resent
 	 * alone if sel_on, when sent_end was sel_end, after a NAK if

@@ -376,23 +376,35 @@ static struct sroce_send_state *sroce_swin_pass_acked(struct sroce_qp *qp,
 }
 
 /*
- * An ACK up to @end passed the read of @st, whose responses from
- * acked_psn on are missing: it is held (ack_held) where the position is
- * past them and free to come back (a one-packet resend would not), and
- * the completer asks for them alone. Returns false where the window must
- * go back N instead: an atomic, or a position not past the read.
+ * An ACK up to @end stopped at the read of @st, whose responses from
+ * acked_psn on are missing. If it passes the read, the ACK is held
+ * (ack_held) and the completer asks for those responses alone, provided
+ * the position is past them and free to come back: a one-packet resend
+ * waiting would not, a request for this read's missing run may. Once an
+ * ACK is held, a later one that stops at the read (any ACK, reordered or
+ * repeated) only adds to it. Returns false where the window must go back
+ * N instead: an atomic, an ACK within the read with none held, or a
+ * position not past the read.
  */
 static bool sroce_swin_hold_ack(struct sroce_qp *qp, u32 idx,
 				const struct sroce_send_state *st, u32 end)
 {
 	struct sroce_send_window *w = &qp->swin;
+	u32 read_end = sroce_psn_add(st->last_psn, 1);
+	bool asking = w->one_shot && w->idx == idx;
 
-	if (sroce_swin_wqe(w, idx)->wr.opcode != IB_WR_RDMA_READ ||
-	    !sroce_psn_after(end, sroce_psn_add(st->last_psn, 1)) ||
-	    w->one_shot || !sroce_psn_before(w->acked_psn, w->psn))
+	if (sroce_swin_wqe(w, idx)->wr.opcode != IB_WR_RDMA_READ)
 		return false;
-	if (!w->ack_held || sroce_psn_after(end, w->held_ack))
+	if (!w->ack_held || !sroce_psn_after(w->held_ack, read_end)) {
+		if (!sroce_psn_after(end, read_end))
+			return false;
+		if (!asking &&
+		    (w->one_shot || !sroce_psn_before(w->acked_psn, w->psn)))
+			return false;
 		w->held_ack = end;
+	} else if (sroce_psn_after(end, w->held_ack)) {
+		w->held_ack = end;
+	}
 	w->ack_held = true;
 	return true;
 }
@@ -408,16 +420,20 @@ bool sroce_swin_ack(struct sroce_qp *qp, u32 psn)
 	struct sroce_send_window *w = &qp->swin;
 	u32 end = sroce_psn_add(psn, 1);
 	struct sroce_send_state *st;
-	u32 idx;
+	u32 idx, held;
 
 	if (!sroce_swin_psn_valid(qp, psn))
 		return false;
 	st = sroce_swin_pass_acked(qp, psn, true, &idx);
 	if (st) {
+		held = w->ack_held ? w->held_ack : w->acked_psn;
 		w->acked_psn = sroce_swin_resume_psn(qp, st);
-		if (!sroce_swin_hold_ack(qp, idx, st, end))
+		if (!sroce_swin_hold_ack(qp, idx, st, end)) {
 			sroce_swin_seek(qp, w->acked_psn);
-		return true;
+			return true;
+		}
+		/* A held ACK is news only if it goes further. */
+		return w->held_ack != held;
 	}
 	w->acked_psn = end;
 	/* Past a one-packet resend not sent yet: no need to send it. */

@@ -172,7 +172,8 @@ struct sroce_send_state *sroce_swin_oldest(struct sroce_qp *qp);
 
 /*
  * Ack: the responder has executed everything up to and including @psn.
- * Returns false, changing nothing, for a PSN outside the window.
+ * Returns false for a PSN outside the window (nothing changes), and for
+ * an ACK held behind a read that says no more than the one held.
  */
 bool sroce_swin_ack(struct sroce_qp *qp, u32 psn);
 /*
