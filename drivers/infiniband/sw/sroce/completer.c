@@ -227,8 +227,12 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 timer_code)
 	trace_sroce_nak_rcvd(qp->ib_qp.device, qp->ib_qp.qp_num, psn,
 			     sroce_syndrome_make(SROCE_AETH_RNR_NAK,
 						 timer_code));
-	/* The same NAK again (a resend crossed it): one wait, one retry. */
-	if (req->rnr_wait && psn == qp->swin.psn)
+	/*
+	 * The same NAK again (a resend crossed it): one wait, one retry.
+	 * A read asked for again meanwhile (sroce_comp_read_gap()) goes
+	 * out first; sending then goes on from the NAK's PSN.
+	 */
+	if (req->rnr_wait && psn == sroce_swin_resume_at(&qp->swin))
 		return;
 	if (psn != qp->swin.acked_psn)
 		sroce_comp_ack(qp, sroce_psn_sub(psn, 1));
@@ -621,6 +625,7 @@ enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,
 	const struct sroce_packet_info *info = sroce_skb_info(skb);
 	const u8 *bth = skb->data + sizeof(struct udphdr);
 	const struct sroce_aeth *aeth;
+	bool asking;
 	u8 syndrome;
 
 	if (!sroce_qp_is_rc(qp))
@@ -628,6 +633,7 @@ enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return SROCE_DROP_QP_STATE;
 
+	asking = sroce_swin_asking(&qp->swin);
 	switch (info->opcode) {
 	case SROCE_OP_RC_ACKNOWLEDGE:
 		aeth = sroce_hdr_ptr(bth, info->op, SROCE_HDR_AETH);
@@ -658,6 +664,16 @@ enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,
 		break;
 	}
 	/*
+	 * A NAK's seek forward dropped a request for a read's missing run
+	 * before it went out (the engine sends after taking what came):
+	 * the run is not awaited, it is asked for again below. (Its
+	 * responses coming also end such a request, and then nothing is
+	 * missing; going back N sends the read's request anyway.)
+	 */
+	if (asking && !sroce_swin_asking(&qp->swin) &&
+	    sroce_psn_after(qp->swin.psn, qp->req.gap_psn))
+		qp->req.gap_pending = false;
+	/*
 	 * What came may have filled the gap before responses held ahead,
 	 * finished the read an ACK was held behind, or shown another gap.
 	 */
@@ -683,8 +699,16 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	struct sroce_send_state *st;
 	u32 psn;
 
-	if (!sroce_qp_is_rc(qp) || req->rnr_wait)
+	if (!sroce_qp_is_rc(qp))
 		return;
+	/*
+	 * Progress during an RNR wait armed the timer; the requester arms
+	 * it again when it sends after the wait, but only if it is off.
+	 */
+	if (req->rnr_wait) {
+		sroce_retx_stop(qp);
+		return;
+	}
 	due = sroce_retx_due(qp);
 	if (due == SROCE_RETX_NONE)
 		return;

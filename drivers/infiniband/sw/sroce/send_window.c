@@ -284,6 +284,7 @@ bool sroce_swin_resend_one(struct sroce_qp *qp, u32 psn)
 	sroce_swin_seek(qp, psn);
 	w->one_shot = true;
 	w->resume_psn = resume;
+	w->rereq_pkts = 0;
 	return true;
 }
 
@@ -391,7 +392,7 @@ static bool sroce_swin_hold_ack(struct sroce_qp *qp, u32 idx,
 {
 	struct sroce_send_window *w = &qp->swin;
 	u32 read_end = sroce_psn_add(st->last_psn, 1);
-	bool asking = w->one_shot && w->idx == idx;
+	bool asking = sroce_swin_asking(w) && w->idx == idx;
 
 	if (sroce_swin_wqe(w, idx)->wr.opcode != IB_WR_RDMA_READ)
 		return false;

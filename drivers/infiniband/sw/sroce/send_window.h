@@ -82,8 +82,9 @@ struct sroce_send_window {
 	u32 acked_psn;		/* one past the newest acknowledged PSN */
 	u32 rd_atomic;		/* reads/atomics in [cons, idx) */
 	/*
-	 * A one-packet resend, or a read asked for again (rereq_pkts
-	 * packets of it): after it, the position returns to resume_psn.
+	 * A one-packet resend (rereq_pkts 0), or a read asked for again
+	 * (rereq_pkts packets of it): after it, the position returns to
+	 * resume_psn.
 	 */
 	bool one_shot;
 	u32 resume_psn;
@@ -159,6 +160,18 @@ bool sroce_swin_resend_one(struct sroce_qp *qp, u32 psn);
 bool sroce_swin_rerequest(struct sroce_qp *qp, u32 psn, u32 npkts);
 /* A packet went out: a one-packet resend returns to where it was. */
 void sroce_swin_resend_done(struct sroce_qp *qp);
+
+/* A request for a read's missing responses waits to go out. */
+static inline bool sroce_swin_asking(const struct sroce_send_window *w)
+{
+	return w->one_shot && w->rereq_pkts;
+}
+
+/* The PSN sending goes on from once any one-packet resend is out. */
+static inline u32 sroce_swin_resume_at(const struct sroce_send_window *w)
+{
+	return w->one_shot ? w->resume_psn : w->psn;
+}
 
 /* Something has been sent and is neither acknowledged nor failed. */
 bool sroce_swin_outstanding(const struct sroce_qp *qp);
