@@ -189,7 +189,7 @@ static int sroce_attach_mcast(struct ib_qp *ib_qp, union ib_gid *mgid,
 	/* RoCE has no LIDs: @lid is ignored (annex A16/A17). */
 	if (ib_qp->qp_type != IB_QPT_UD || !sroce_mcast_gid_ok(mgid))
 		return -EINVAL;
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), sroce_obj_gfp(qp->user));
 	if (!m)
 		return -ENOMEM;
 	m->qp = qp;

@@ -62,7 +62,7 @@ int sroce_mmap_add(struct ib_udata *udata, struct sroce_ring_mem *mem,
 
 	if (len > U32_MAX)
 		return -EINVAL;
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	entry = kzalloc(sizeof(*entry), sroce_obj_gfp(true));
 	if (!entry)
 		return -ENOMEM;
 	/* Complete before insertion: another thread may guess the offset. */

@@ -126,7 +126,7 @@ static int sroce_qp_alloc_qpn(struct sroce_dev *sdev, struct sroce_qp *qp,
 	} else {
 		err = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp->ref,
 				      XA_LIMIT(SROCE_FIRST_QPN, SROCE_MAX_QPN),
-				      &sdev->next_qpn, GFP_KERNEL);
+				      &sdev->next_qpn, sroce_obj_gfp(qp->user));
 		err = err < 0 ? err : 0;
 	}
 	if (err)
@@ -209,7 +209,7 @@ static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
 		goto err_count;
 	}
 
-	qp->ref = kzalloc(sizeof(*qp->ref), GFP_KERNEL);
+	qp->ref = kzalloc(sizeof(*qp->ref), sroce_obj_gfp(!!udata));
 	if (!qp->ref) {
 		err = -ENOMEM;
 		goto err_count;
@@ -240,7 +240,7 @@ static int sroce_create_qp(struct ib_qp *ib_qp, struct ib_qp_init_attr *init,
 	err = sroce_qp_alloc_engine(qp);
 	if (err)
 		goto err_sq;
-	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	err = dst_cache_init(&qp->dst_cache, sroce_obj_gfp(qp->user));
 	if (err)
 		goto err_engine;
 	/* Last: from here on packets can find the QP. */
