@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Address vectors from and to the RDMA core's rdma_ah_attr. */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -94,4 +97,32 @@ void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *attr)
 			av->hop_limit, av->traffic_class);
 	rdma_ah_retrieve_grh(attr)->dgid = av->dgid;
 	memcpy(attr->roce.dmac, av->dmac, ETH_ALEN);
+}
+
+/*
+ * Whether a received packet (network header set) comes from the peer at
+ * the other end of @av, a connected QP's path, and is addressed to us:
+ * its IP source is the AV's destination and its IP destination the AV's
+ * source, in the AV's IP family. This is the whole of RoCE v2's
+ * authentication of a connected QP's traffic (rdma_rxe checks the same):
+ * a host that cannot forge the peer's address cannot inject into it.
+ */
+bool sroce_av_sent_by_peer(const struct sroce_av *av,
+			   const struct sk_buff *skb)
+{
+	if (av->network_type == RDMA_NETWORK_IPV4) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		return skb->protocol == htons(ETH_P_IP) &&
+		       iph->saddr == av->daddr.in4.sin_addr.s_addr &&
+		       iph->daddr == av->saddr.in4.sin_addr.s_addr;
+	}
+	if (av->network_type == RDMA_NETWORK_IPV6) {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		return skb->protocol == htons(ETH_P_IPV6) &&
+		       ipv6_addr_equal(&ip6h->saddr, &av->daddr.in6.sin6_addr) &&
+		       ipv6_addr_equal(&ip6h->daddr, &av->saddr.in6.sin6_addr);
+	}
+	return false;
 }

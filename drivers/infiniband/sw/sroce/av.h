@@ -8,6 +8,7 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/types.h>
 #include <linux/if_ether.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -31,5 +32,9 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr);
 int sroce_av_from_user(struct ib_device *ibdev, const struct rxe_av *uav,
 		       struct sroce_av *av);
 void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *attr);
+
+struct sk_buff;
+bool sroce_av_sent_by_peer(const struct sroce_av *av,
+			   const struct sk_buff *skb);
 
 #endif /* SROCE_AV_H */

@@ -34,6 +34,9 @@
 	EM(SROCE_DROP_OUT_OF_SEQUENCE, "out_of_sequence")		\
 	EM(SROCE_DROP_DUPLICATE, "duplicate")				\
 	EM(SROCE_DROP_HELD_PURGED, "held_purged")			\
+	EM(SROCE_DROP_HELD_EXPIRED, "held_expired")			\
+	EM(SROCE_DROP_HOLD_FULL, "hold_full")				\
+	EM(SROCE_DROP_NOT_PEER, "not_peer")				\
 	EM(SROCE_DROP_STALE_RESPONSE, "stale_response")			\
 	EM(SROCE_DROP_TX_NO_ROUTE, "tx_no_route")			\
 	EMe(SROCE_DROP_TX_ABORTED, "tx_aborted")
@@ -70,7 +73,10 @@ static inline enum skb_drop_reason sroce_drop_generic(enum sroce_drop_reason r)
 	case SROCE_DROP_RX_QUEUE_FULL:
 		return SKB_DROP_REASON_FULL_RING;
 	case SROCE_DROP_QKEY:
+	case SROCE_DROP_NOT_PEER:
 		return SKB_DROP_REASON_SOCKET_FILTER;
+	case SROCE_DROP_HOLD_FULL:
+		return SKB_DROP_REASON_PROTO_MEM;
 	case SROCE_DROP_NO_RECV_WQE:
 		return SKB_DROP_REASON_SOCKET_RCVBUFF;
 	case SROCE_DROP_TX_NO_ROUTE:

@@ -54,13 +54,12 @@
 
 #include "sroce.h"
 #include "qp.h"
+#include "rx_limits.h"
 
 #define SROCE_ENGINE_BUDGET	64
 #define SROCE_ENGINE_STEPS	4
 #define SROCE_WORK_RUNS		16
 #define SROCE_ENGINE_NEST	2
-/* Packets queued for one engine beyond this are dropped (the peer retries). */
-#define SROCE_RX_QUEUE_MAX	4096
 
 static struct workqueue_struct *sroce_engine_wq;
 /* Engine runs on this CPU's stack (see the top of the file). */
@@ -84,6 +83,35 @@ void sroce_engine_exit(void)
 	destroy_workqueue(sroce_engine_wq);
 }
 
+/* The oldest packet queued for @e, or NULL. */
+static struct sk_buff *sroce_engine_rx_pop(struct sroce_engine *e)
+{
+	struct sk_buff *skb;
+	unsigned long flags;
+
+	spin_lock_irqsave(&e->rx.lock, flags);
+	skb = __skb_dequeue(&e->rx);
+	if (skb)
+		e->rx_bytes -= skb->truesize;
+	spin_unlock_irqrestore(&e->rx.lock, flags);
+	return skb;
+}
+
+/* Drops every packet queued for @e. */
+static void sroce_engine_rx_purge(struct sroce_qp *qp, struct sroce_engine *e)
+{
+	struct sk_buff_head taken;
+	unsigned long flags;
+
+	__skb_queue_head_init(&taken);
+	spin_lock_irqsave(&e->rx.lock, flags);
+	skb_queue_splice_init(&e->rx, &taken);
+	e->rx_bytes = 0;
+	spin_unlock_irqrestore(&e->rx.lock, flags);
+	sroce_drop_list(qp->ib_qp.device, qp->ib_qp.qp_num, &taken,
+			SROCE_DROP_QP_STATE);
+}
+
 /*
  * What a run of either engine does first. Returns true if the engine is
  * to go on; false in a state where it has nothing to do: it drops what
@@ -96,12 +124,10 @@ static bool sroce_engine_may_run(struct sroce_qp *qp, struct sroce_engine *e)
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RESET:
 	case IB_QPS_INIT:
-		sroce_drop_queue(qp->ib_qp.device, qp->ib_qp.qp_num, &e->rx,
-				 SROCE_DROP_QP_STATE);
+		sroce_engine_rx_purge(qp, e);
 		return false;
 	case IB_QPS_ERR:
-		sroce_drop_queue(qp->ib_qp.device, qp->ib_qp.qp_num, &e->rx,
-				 SROCE_DROP_QP_STATE);
+		sroce_engine_rx_purge(qp, e);
 		if (e == &qp->snd)
 			sroce_swin_flush(qp);
 		else
@@ -110,6 +136,20 @@ static bool sroce_engine_may_run(struct sroce_qp *qp, struct sroce_engine *e)
 	default:
 		return true;
 	}
+}
+
+/*
+ * A connected QP (RC, UC) takes packets from its peer only, requests and
+ * responses alike: anything else is dropped before it can touch the
+ * QP's state. Checked here, under the engine lock, because the path it
+ * is checked against changes under that lock (modify).
+ */
+static bool sroce_engine_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	if (sroce_qp_is_ud(qp) || sroce_av_sent_by_peer(&qp->av, skb))
+		return true;
+	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_RX_NOT_PEER);
+	return false;
 }
 
 /*
@@ -124,8 +164,10 @@ static bool sroce_engine_take_rx(struct sroce_qp *qp, struct sroce_engine *e,
 	struct sk_buff *skb;
 
 	while (*budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR &&
-	       (skb = skb_dequeue(&e->rx))) {
-		if (e == &qp->snd)
+	       (skb = sroce_engine_rx_pop(e))) {
+		if (!sroce_engine_from_peer(qp, skb))
+			fate = SROCE_DROP_NOT_PEER;
+		else if (e == &qp->snd)
 			fate = sroce_completer_recv(qp, skb);
 		else
 			fate = sroce_responder_recv(qp, skb);
@@ -172,6 +214,8 @@ static bool sroce_engine_step_rcv(struct sroce_qp *qp)
 
 	if (!sroce_engine_may_run(qp, e))
 		return false;
+	if (test_and_clear_bit(SROCE_ENG_HOLD, &e->flags))
+		sroce_responder_age_held(qp);
 	if (sroce_engine_take_rx(qp, e, &budget))
 		return true;
 	more = budget <= 0 && !skb_queue_empty(&e->rx);
@@ -201,6 +245,7 @@ static void sroce_engine_defer(struct sroce_qp *qp, struct sroce_engine *e)
  */
 static bool sroce_engine_run(struct sroce_qp *qp, struct sroce_engine *e)
 {
+	struct sroce_engine *other = e == &qp->snd ? &qp->rcv : &qp->snd;
 	unsigned int steps = 0;
 	bool more = false;
 
@@ -216,6 +261,17 @@ static bool sroce_engine_run(struct sroce_qp *qp, struct sroce_engine *e)
 			break;
 		}
 	}
+	/*
+	 * An error found here (sroce_qp_set_error()) wants the other half
+	 * to flush its queue too. Kicked while this run still counts on
+	 * the CPU's stack, so that a chain of such kicks stays within
+	 * SROCE_ENGINE_NEST like every other nested run; the other half
+	 * only ever trylocks ours, which we hold, so a kick back just
+	 * leaves PENDING for us to see before we let go.
+	 */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR &&
+	    test_bit(SROCE_ENG_PENDING, &other->flags))
+		sroce_engine_kick_one(qp, other);
 	__this_cpu_dec(sroce_engine_depth);
 	return more;
 }
@@ -227,7 +283,6 @@ static bool sroce_engine_run(struct sroce_qp *qp, struct sroce_engine *e)
 static void sroce_engine_loop(struct sroce_qp *qp, struct sroce_engine *e,
 			      bool in_work)
 {
-	struct sroce_engine *other = e == &qp->snd ? &qp->rcv : &qp->snd;
 	unsigned int runs = in_work ? SROCE_WORK_RUNS : 1;
 
 	for (;;) {
@@ -237,13 +292,6 @@ static void sroce_engine_loop(struct sroce_qp *qp, struct sroce_engine *e,
 			return;
 		more = sroce_engine_run(qp, e);
 		spin_unlock_bh(&e->lock);
-		/*
-		 * An error found here (sroce_qp_set_error()) wants the other
-		 * half to flush its queue too.
-		 */
-		if (READ_ONCE(qp->state) == IB_QPS_ERR &&
-		    test_bit(SROCE_ENG_PENDING, &other->flags))
-			sroce_engine_kick_one(qp, other);
 		if (!more) {
 			/* A kick between our last test and the unlock is ours. */
 			smp_mb();
@@ -349,6 +397,25 @@ void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs)
 	mod_timer(&qp->rnr_timer, jiffies + usecs_to_jiffies(usecs) + 1);
 }
 
+static void sroce_hold_timer_fn(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, hold_timer);
+
+	set_bit(SROCE_ENG_HOLD, &qp->rcv.flags);
+	sroce_engine_kick_recv(qp);
+}
+
+/*
+ * Under rcv.lock: the responder wants to look at its held packets at
+ * @expires (sroce_responder_age_held()), or earlier if already asked.
+ */
+void sroce_engine_arm_hold(struct sroce_qp *qp, unsigned long expires)
+{
+	if (qp->dying)
+		return;
+	timer_reduce(&qp->hold_timer, expires);
+}
+
 /*
  * A validated packet for @qp (receive softirq, under RCU): responses go
  * to the send engine, requests to the receive engine, queued in arrival
@@ -361,15 +428,26 @@ void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_engine *e = info->op->flags & SROCE_OPF_RESP ?
 				 &qp->snd : &qp->rcv;
 
+	unsigned long flags;
+	bool full;
+
 	BUILD_BUG_ON(sizeof(*info) > sizeof(skb->cb));
-	if (skb_queue_len(&e->rx) >= SROCE_RX_QUEUE_MAX) {
+	memcpy(skb->cb, info, sizeof(*info));
+	/* Bounded in packets and in bytes: rx_limits.h. */
+	spin_lock_irqsave(&e->rx.lock, flags);
+	full = skb_queue_len(&e->rx) >= SROCE_RX_QUEUE_MAX ||
+	       e->rx_bytes + skb->truesize > sroce_rx_queue_cap();
+	if (!full) {
+		__skb_queue_tail(&e->rx, skb);
+		e->rx_bytes += skb->truesize;
+	}
+	spin_unlock_irqrestore(&e->rx.lock, flags);
+	if (full) {
 		sroce_count(sdev, SROCE_CNT_RX_QUEUE_FULL);
 		sroce_drop_skb(&sdev->ib_dev, qp->ib_qp.qp_num, skb,
 			       SROCE_DROP_RX_QUEUE_FULL);
 		return;
 	}
-	memcpy(skb->cb, info, sizeof(*info));
-	skb_queue_tail(&e->rx, skb);
 	sroce_engine_kick_one(qp, e);
 }
 
@@ -389,6 +467,7 @@ void sroce_engine_setup(struct sroce_qp *qp)
 	__skb_queue_head_init(&qp->resp.held);
 	timer_setup(&qp->retry_timer, sroce_retry_timer_fn, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
+	timer_setup(&qp->hold_timer, sroce_hold_timer_fn, 0);
 }
 
 /*
@@ -425,10 +504,9 @@ void sroce_engine_unlock(struct sroce_qp *qp)
  */
 void sroce_engine_drop_rx(struct sroce_qp *qp)
 {
-	sroce_drop_queue(qp->ib_qp.device, qp->ib_qp.qp_num, &qp->snd.rx,
-			 SROCE_DROP_QP_STATE);
-	sroce_drop_queue(qp->ib_qp.device, qp->ib_qp.qp_num, &qp->rcv.rx,
-			 SROCE_DROP_QP_STATE);
+	lockdep_assert_held(&qp->rcv.lock);
+	sroce_engine_rx_purge(qp, &qp->snd);
+	sroce_engine_rx_purge(qp, &qp->rcv);
 	sroce_responder_drop_held(qp);
 }
 
@@ -444,10 +522,11 @@ void sroce_engine_stop(struct sroce_qp *qp)
 	/* Neither re-arms nor queues once dying is seen. */
 	del_timer_sync(&qp->retry_timer);
 	del_timer_sync(&qp->rnr_timer);
+	del_timer_sync(&qp->hold_timer);
 	cancel_work_sync(&qp->snd.work);
 	cancel_work_sync(&qp->rcv.work);
 	/* A run that had started stops at the lock or at dying. */
 	sroce_engine_lock(qp);
-	sroce_engine_unlock(qp);
 	sroce_engine_drop_rx(qp);
+	sroce_engine_unlock(qp);
 }

@@ -158,8 +158,13 @@ struct sroce_resp {
 	u32 psn;		/* expected PSN */
 	u32 msn;
 	bool nak_sent;		/* a sequence-error NAK is outstanding */
-	/* RC: packets ahead of psn, by PSN, until the gap fills (rcv.lock). */
+	/*
+	 * RC: packets ahead of psn, by PSN, until the gap fills, and their
+	 * truesize (rx_limits.h); hold_since: when the gap last moved.
+	 */
 	struct sk_buff_head held;
+	u32 held_bytes;
+	unsigned long hold_since;	/* jiffies */
 	bool ack_pending;
 	u32 ack_psn;
 	/* The message being received (RC/UC). */
@@ -189,6 +194,7 @@ enum {
 	SROCE_ENG_PENDING,	/* a run is wanted */
 	SROCE_ENG_RETRY,	/* snd: the retransmission timer fired */
 	SROCE_ENG_RNR,		/* snd: the RNR timer fired */
+	SROCE_ENG_HOLD,		/* rcv: the hold timer fired */
 };
 
 /* One of a QP's two engines (engine.c). */
@@ -196,7 +202,9 @@ struct sroce_engine {
 	spinlock_t lock;
 	unsigned long flags;
 	struct work_struct work;
-	struct sk_buff_head rx;		/* packets for this half */
+	/* Packets for this half, and their truesize (under rx.lock). */
+	struct sk_buff_head rx;
+	unsigned int rx_bytes;
 };
 
 /*
@@ -237,6 +245,7 @@ struct sroce_qp {
 	struct sroce_engine rcv;
 	struct timer_list retry_timer;
 	struct timer_list rnr_timer;
+	struct timer_list hold_timer;	/* ageing of resp.held */
 	bool dying;			/* set under both engine locks */
 
 	enum ib_qp_state state;
@@ -331,6 +340,7 @@ void sroce_engine_drop_rx(struct sroce_qp *qp);
 void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct sroce_packet_info *info);
 void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs);
+void sroce_engine_arm_hold(struct sroce_qp *qp, unsigned long expires);
 
 /* rtt.c (send engine) */
 enum sroce_retx_due {
@@ -374,5 +384,6 @@ bool sroce_responder_send(struct sroce_qp *qp, int *budget);
 void sroce_responder_flush(struct sroce_qp *qp);
 void sroce_responder_discard(struct sroce_qp *qp);
 void sroce_responder_drop_held(struct sroce_qp *qp);
+void sroce_responder_age_held(struct sroce_qp *qp);
 
 #endif /* SROCE_QP_H */

@@ -125,6 +125,8 @@ static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_AV) {
 		qp->av = *av;
 		dst_cache_reset(&qp->dst_cache);
+		/* They passed the peer check against the old path. */
+		sroce_responder_drop_held(qp);
 	}
 	/*
 	 * Both ends segment and check read responses at the path MTU they
@@ -143,8 +145,10 @@ static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	case IB_QPS_RESET:
 		del_timer(&qp->retry_timer);
 		del_timer(&qp->rnr_timer);
+		del_timer(&qp->hold_timer);
 		clear_bit(SROCE_ENG_RETRY, &qp->snd.flags);
 		clear_bit(SROCE_ENG_RNR, &qp->snd.flags);
+		clear_bit(SROCE_ENG_HOLD, &qp->rcv.flags);
 		sroce_engine_drop_rx(qp);
 		sroce_requester_discard(qp);
 		sroce_responder_discard(qp);

@@ -94,7 +94,22 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool local)
 			       SROCE_DROP_NO_QP);
 		return;
 	}
-	sroce_engine_rx(qp, skb, &info);
+	/*
+	 * The engine checks a connected QP's packets against its path
+	 * (sroce_av_sent_by_peer()). That cannot tell a peer QP on this
+	 * host from a local user's socket sending from the same address,
+	 * but sroce never sends to its own devices through the IP stack
+	 * (net_tx.c hands such packets over itself, @local): one that
+	 * came through the socket on the loopback device was sent by
+	 * some process here, not by a peer.
+	 */
+	if (!local && !sroce_qp_is_ud(qp) && (skb->dev->flags & IFF_LOOPBACK)) {
+		sroce_count(sdev, SROCE_CNT_RX_NOT_PEER);
+		sroce_drop_skb(&sdev->ib_dev, info.dest_qpn, skb,
+			       SROCE_DROP_NOT_PEER);
+	} else {
+		sroce_engine_rx(qp, skb, &info);
+	}
 	sroce_qp_put(qp);
 	return;
 

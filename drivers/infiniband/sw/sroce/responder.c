@@ -35,6 +35,7 @@
 #include "srq.h"
 #include "net_tx.h"
 #include "qp.h"
+#include "rx_limits.h"
 #include "sge.h"
 #include "trace.h"
 
@@ -590,6 +591,27 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
 }
 
 /*
+ * Where a packet for @psn goes among the held ones: after *@pos (the
+ * list head itself for the front). False if one with @psn is held.
+ */
+static bool sroce_resp_hold_pos(struct sk_buff_head *held, u32 psn,
+				struct sk_buff **pos)
+{
+	struct sk_buff *p;
+
+	skb_queue_reverse_walk(held, p) {
+		s32 d = sroce_psn_diff(psn, sroce_skb_info(p)->psn);
+
+		if (!d)
+			return false;
+		if (d > 0)
+			break;
+	}
+	*pos = p;
+	return true;
+}
+
+/*
  * A packet ahead of the expected PSN (RC). A go-back-N requester sends
  * everything again from the PSN a sequence NAK names, so NAKing a packet
  * that is only late (reordered on the way) costs a round trip of
@@ -601,6 +623,11 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
  * its requester waits for an answer), or it cannot be held. When the
  * gap fills, the ACK that follows names everything executed, and a
  * requester that was sending again from the gap moves on past it.
+ *
+ * What is held is bounded in count (SROCE_HOLD_MAX), in bytes per QP,
+ * device and module, and in time (rx_limits.h): a gap that makes no
+ * progress for sroce_hold_age() loses its held packets
+ * (sroce_responder_age_held()).
  * Returns SROCE_RX_HELD if @skb was taken, else why it is dropped.
  */
 static enum sroce_drop_reason sroce_resp_hold(struct sroce_qp *qp,
@@ -608,44 +635,39 @@ static enum sroce_drop_reason sroce_resp_hold(struct sroce_qp *qp,
 					      const struct sroce_packet_info *info,
 					      s32 ahead)
 {
+	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_resp *resp = &qp->resp;
-	enum sroce_drop_reason fate = SROCE_DROP_OUT_OF_SEQUENCE;
+	enum sroce_drop_reason fate = SROCE_RX_HELD;
+	bool ackreq = sroce_bth_ackreq((const void *)sroce_resp_bth(skb));
 	struct sk_buff *pos;
-	bool held = false;
 
-	if (ahead < SROCE_HOLD_MAX &&
-	    skb_queue_len(&resp->held) < SROCE_HOLD_MAX) {
-		held = true;
-		skb_queue_reverse_walk(&resp->held, pos) {
-			s32 d = sroce_psn_diff(info->psn,
-					       sroce_skb_info(pos)->psn);
-
-			if (!d) {
-				held = false;	/* a duplicate of a held one */
-				fate = SROCE_DROP_DUPLICATE;
-				break;
-			}
-			if (d > 0) {
-				__skb_queue_after(&resp->held, pos, skb);
-				break;
-			}
+	if (ahead >= SROCE_HOLD_MAX ||
+	    skb_queue_len(&resp->held) >= SROCE_HOLD_MAX) {
+		fate = SROCE_DROP_OUT_OF_SEQUENCE;
+	} else if (!sroce_resp_hold_pos(&resp->held, info->psn, &pos)) {
+		fate = SROCE_DROP_DUPLICATE;
+	} else if (!sroce_hold_charge(qp, &skb)) {
+		sroce_count(sdev, SROCE_CNT_RX_HOLD_FULL);
+		fate = SROCE_DROP_HOLD_FULL;
+	} else {
+		/* @info may have gone with the original of a condensed @skb. */
+		if (skb_queue_empty(&resp->held)) {
+			resp->hold_since = jiffies;
+			sroce_engine_arm_hold(qp, jiffies + sroce_hold_age());
 		}
-		if (held && pos == (struct sk_buff *)&resp->held)
-			__skb_queue_head(&resp->held, skb);
+		__skb_queue_after(&resp->held, pos, skb);
 		/* It may wait long: pin no route (nor its netdev) meanwhile. */
-		if (held)
-			skb_dst_drop(skb);
+		skb_dst_drop(skb);
 	}
 	if (!resp->nak_sent &&
-	    (!held || skb_queue_len(&resp->held) >= SROCE_HOLD_NAK ||
-	     sroce_bth_ackreq((const void *)sroce_resp_bth(skb)))) {
+	    (fate != SROCE_RX_HELD ||
+	     skb_queue_len(&resp->held) >= SROCE_HOLD_NAK || ackreq)) {
 		resp->nak_sent = true;
-		sroce_count(to_sroce_dev(qp->ib_qp.device),
-			    SROCE_CNT_SEQ_NAK_SENT);
+		sroce_count(sdev, SROCE_CNT_SEQ_NAK_SENT);
 		sroce_resp_send_ack(qp, resp->psn,
 				    sroce_syndrome_nak(SROCE_NAK_PSN_SEQ_ERR));
 	}
-	return held ? SROCE_RX_HELD : fate;
+	return fate;
 }
 
 /* An RC packet with the expected PSN. */
@@ -702,6 +724,7 @@ static void sroce_resp_rc_release(struct sroce_qp *qp)
 		if (d > 0)
 			break;
 		__skb_unlink(skb, &resp->held);
+		sroce_hold_uncharge(qp, skb);
 		if (d) {
 			/* A resend got here first. */
 			sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num,
@@ -716,6 +739,9 @@ static void sroce_resp_rc_release(struct sroce_qp *qp)
 		resp->ack_pending = true;
 		resp->ack_psn = sroce_psn_sub(resp->psn, 1);
 	}
+	/* The gap moved: what is still held gets a new lease. */
+	if (!skb_queue_empty(&resp->held))
+		resp->hold_since = jiffies;
 }
 
 static enum sroce_drop_reason sroce_resp_rc(struct sroce_qp *qp,
@@ -962,11 +988,51 @@ bool sroce_responder_send(struct sroce_qp *qp, int *budget)
 	return false;
 }
 
+/* Drops every held packet for @reason; returns how many. */
+static u32 sroce_resp_drop_held(struct sroce_qp *qp,
+				enum sroce_drop_reason reason)
+{
+	struct sk_buff *skb;
+	u32 n = 0;
+
+	while ((skb = __skb_dequeue(&qp->resp.held))) {
+		sroce_hold_uncharge(qp, skb);
+		sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num, skb,
+			       reason);
+		n++;
+	}
+	return n;
+}
+
 /* Held packets are dropped (a state change, destroy). */
 void sroce_responder_drop_held(struct sroce_qp *qp)
 {
-	sroce_drop_list(qp->ib_qp.device, qp->ib_qp.qp_num, &qp->resp.held,
-			SROCE_DROP_HELD_PURGED);
+	sroce_resp_drop_held(qp, SROCE_DROP_HELD_PURGED);
+}
+
+/*
+ * The hold timer fired: a gap that has not moved for sroce_hold_age()
+ * loses what was held behind it, as if it had never arrived. The
+ * requester sends it again after its NAK, probe or timeout, and a gap
+ * that nobody fills (forged packets ahead of it) pins nothing for
+ * longer. A later packet ahead of the gap may NAK it again.
+ */
+void sroce_responder_age_held(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	unsigned long expiry = resp->hold_since + sroce_hold_age();
+	u32 n;
+
+	if (skb_queue_empty(&resp->held))
+		return;
+	if (time_before(jiffies, expiry)) {
+		sroce_engine_arm_hold(qp, expiry);
+		return;
+	}
+	n = sroce_resp_drop_held(qp, SROCE_DROP_HELD_EXPIRED);
+	sroce_count_n(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_RX_HELD_EXPIRED,
+		      n);
+	resp->nak_sent = false;
 }
 
 /* Entering RTR: expect the RQ PSN, nothing in progress. */

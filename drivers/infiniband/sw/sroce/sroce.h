@@ -63,6 +63,11 @@ enum sroce_counter {
 	SROCE_CNT_READ_RESP_AHEAD,
 	SROCE_CNT_READ_PATCHES,
 	SROCE_CNT_READ_GAPS_ACKED,
+	SROCE_CNT_RX_NOT_PEER,
+	SROCE_CNT_RX_HOLD_FULL,
+	SROCE_CNT_RX_HELD_EXPIRED,
+	/* Not a count: the bytes held now (sroce_dev.held_bytes). */
+	SROCE_CNT_RX_HELD_BYTES,
 	SROCE_CNT_MAX,
 };
 
@@ -121,6 +126,12 @@ struct sroce_dev {
 
 	atomic_t num_srq;
 
+	/*
+	 * Truesize of the packets this device's RC QPs hold ahead of gaps,
+	 * against the hold_dev_kib cap (rx_limits.h).
+	 */
+	atomic_long_t held_bytes;
+
 	/* UD multicast groups; see mcast.h. */
 	struct sroce_mcast_table mcast;
 };
@@ -152,6 +163,12 @@ static inline gfp_t sroce_obj_gfp(bool user)
 static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 {
 	this_cpu_inc(sdev->counters->val[c]);
+}
+
+static inline void sroce_count_n(struct sroce_dev *sdev, enum sroce_counter c,
+				 u64 n)
+{
+	this_cpu_add(sdev->counters->val[c], n);
 }
 
 /* device.c */

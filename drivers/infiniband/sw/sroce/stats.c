@@ -39,6 +39,10 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_READ_RESP_AHEAD] = { .name = "read_resp_ahead" },
 	[SROCE_CNT_READ_PATCHES] = { .name = "read_patches" },
 	[SROCE_CNT_READ_GAPS_ACKED] = { .name = "read_gaps_acked" },
+	[SROCE_CNT_RX_NOT_PEER] = { .name = "rx_not_peer" },
+	[SROCE_CNT_RX_HOLD_FULL] = { .name = "rx_hold_full" },
+	[SROCE_CNT_RX_HELD_EXPIRED] = { .name = "rx_held_expired" },
+	[SROCE_CNT_RX_HELD_BYTES] = { .name = "rx_held_bytes" },
 };
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ib_dev,
@@ -64,6 +68,8 @@ static int sroce_get_hw_stats(struct ib_device *ib_dev,
 		for (i = 0; i < SROCE_CNT_MAX; i++)
 			stats->value[i] += READ_ONCE(c->val[i]);
 	}
+	stats->value[SROCE_CNT_RX_HELD_BYTES] =
+		atomic_long_read(&sdev->held_bytes);
 	return SROCE_CNT_MAX;
 }
 
