@@ -101,26 +101,35 @@ wanted() { [[ -z $pattern || $1 =~ $pattern ]]; }
 # A program that needs more than libibverbs and librdmacm names the other
 # libraries in its header comment: " * Build libraries: -lfoo -lbar", one
 # built by a compiler wrapper names it: " * Build compiler: mpicc", and a
-# preload library its flags: " * Build flags: -shared -fPIC".
+# preload library its flags: " * Build flags: -shared -fPIC". One that
+# links more C files of the tree (the wire layer, include/sroce/*.c) names
+# them relative to the repository: " * Build sources: include/sroce/icrc.c";
+# it is then also compiled with -I include.
 build_progs() {
-	local src out h fresh libs cc flags
+	local src out h fresh libs cc flags s more deps
 	mkdir -p "$REPO/build/guest/progs"
 	for src in "$REPO"/tests/guest/progs/*.c; do
 		[[ -e $src ]] || continue
 		out=$REPO/build/guest/progs/$(basename "$src" .c)
+		more=() deps=()
+		for s in $(sed -n 's/^ \* Build sources: //p' "$src"); do
+			more+=("$REPO/$s")
+		done
+		((${#more[@]})) && deps=("${more[@]}" "$REPO"/include/sroce/*.h)
 		# Rebuilt when older than its source or any shared header.
 		fresh=1
-		for h in "$src" "$REPO"/tests/guest/progs/*.h; do
+		for h in "$src" "$REPO"/tests/guest/progs/*.h "${deps[@]}"; do
 			[[ $out -nt $h ]] || fresh=0
 		done
 		((fresh)) && continue
 		libs=$(sed -n 's/^ \* Build libraries: //p' "$src")
 		cc=$(sed -n 's/^ \* Build compiler: //p' "$src")
 		flags=$(sed -n 's/^ \* Build flags: //p' "$src")
+		((${#more[@]})) && flags+=" -I$REPO/include"
 		# Word splitting wanted: lists of options.
 		# shellcheck disable=SC2086
-		"${cc:-gcc}" -O2 -g -Wall -Wextra $flags -o "$out" "$src" -libverbs -lrdmacm -lpthread \
-			$libs || return 1
+		"${cc:-gcc}" -O2 -g -Wall -Wextra $flags -o "$out" "$src" \
+			"${more[@]}" -libverbs -lrdmacm -lpthread $libs || return 1
 	done
 }
 
