@@ -131,7 +131,7 @@ if [[ $SROCE_IMPL == sroce ]]; then
 	log "(c) this host, from the peer's own address"
 	forge here 192.0.2.1 2001:db8::1
 else
-	log "(c) skipped on $SROCE_IMPL: its address check cannot tell a local socket from the local peer"
+	log "(c) skipped on $SROCE_IMPL: a packet on the loopback device reaches no rxe device"
 fi
 
 # The controls: from the address their QPs are connected to, one SEND at
