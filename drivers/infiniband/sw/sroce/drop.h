@@ -112,19 +112,4 @@ static inline void sroce_drop_list(const struct ib_device *dev, u32 qpn,
 		sroce_drop_skb(dev, qpn, skb, r);
 }
 
-/* Drops every packet of @list, a queue others add to under its lock. */
-static inline void sroce_drop_queue(const struct ib_device *dev, u32 qpn,
-				    struct sk_buff_head *list,
-				    enum sroce_drop_reason r)
-{
-	struct sk_buff_head taken;
-	unsigned long flags;
-
-	__skb_queue_head_init(&taken);
-	spin_lock_irqsave(&list->lock, flags);
-	skb_queue_splice_init(list, &taken);
-	spin_unlock_irqrestore(&list->lock, flags);
-	sroce_drop_list(dev, qpn, &taken, r);
-}
-
 #endif /* SROCE_DROP_H */

@@ -142,11 +142,20 @@ static bool sroce_engine_may_run(struct sroce_qp *qp, struct sroce_engine *e)
  * A connected QP (RC, UC) takes packets from its peer only, requests and
  * responses alike: anything else is dropped before it can touch the
  * QP's state. Checked here, under the engine lock, because the path it
- * is checked against changes under that lock (modify).
+ * is checked against changes under that lock (modify). The addresses
+ * are all the network tells; a packet another QP of this host sent is
+ * known by its sender too: any local user may point a QP of its own at
+ * ours, from the very address of our peer, so it must be the peer QP.
  */
 static bool sroce_engine_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	if (sroce_qp_is_ud(qp) || sroce_av_sent_by_peer(&qp->av, skb))
+	u32 local_src = sroce_skb_rx_cb(skb)->local_src;
+
+	if (sroce_qp_is_ud(qp))
+		return true;
+	if (sroce_av_sent_by_peer(&qp->av, skb) &&
+	    (local_src == SROCE_RX_FROM_WIRE ||
+	     local_src == qp->attr.dest_qp_num))
 		return true;
 	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_RX_NOT_PEER);
 	return false;
@@ -422,7 +431,7 @@ void sroce_engine_arm_hold(struct sroce_qp *qp, unsigned long expires)
  * order.
  */
 void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
-		     const struct sroce_packet_info *info)
+		     const struct sroce_packet_info *info, u32 local_src)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_engine *e = info->op->flags & SROCE_OPF_RESP ?
@@ -431,12 +440,12 @@ void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	unsigned long flags;
 	bool full;
 
-	BUILD_BUG_ON(sizeof(*info) > sizeof(skb->cb));
-	memcpy(skb->cb, info, sizeof(*info));
+	sroce_skb_rx_cb(skb)->info = *info;
+	sroce_skb_rx_cb(skb)->local_src = local_src;
 	/* Bounded in packets and in bytes: rx_limits.h. */
 	spin_lock_irqsave(&e->rx.lock, flags);
 	full = skb_queue_len(&e->rx) >= SROCE_RX_QUEUE_MAX ||
-	       e->rx_bytes + skb->truesize > sroce_rx_queue_cap();
+	       (u64)e->rx_bytes + skb->truesize > sroce_rx_queue_cap();
 	if (!full) {
 		__skb_queue_tail(&e->rx, skb);
 		e->rx_bytes += skb->truesize;

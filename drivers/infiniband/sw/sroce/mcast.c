@@ -340,7 +340,8 @@ void sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 
 				/* Unreliable service: others still get it. */
 				if (copy)
-					sroce_engine_rx(prev, copy, info);
+					sroce_engine_rx(prev, copy, info,
+							SROCE_RX_FROM_WIRE);
 				sroce_qp_put(prev);
 			}
 			prev = qp;
@@ -354,7 +355,7 @@ void sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 			       SROCE_DROP_MCAST_NO_GROUP);
 		return;
 	}
-	sroce_engine_rx(prev, skb, info);
+	sroce_engine_rx(prev, skb, info, SROCE_RX_FROM_WIRE);
 	sroce_qp_put(prev);
 }
 

@@ -251,8 +251,10 @@ static u8 *sroce_tx_trailer(struct sk_buff *skb, unsigned int len)
 	return p;
 }
 
+/* @src_qpn: the sending QP, named to a receiver on this host. */
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
-		  struct sk_buff *skb, u16 src_port, struct dst_cache *cache)
+		  struct sk_buff *skb, u16 src_port, struct dst_cache *cache,
+		  u32 src_qpn)
 {
 	bool ipv6 = av->network_type == RDMA_NETWORK_IPV6;
 	struct sroce_dev *local;
@@ -292,7 +294,7 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		sroce_count(sdev, SROCE_CNT_LOCAL_DELIVERIES);
 		if (zero_copy)
 			sroce_count(sdev, SROCE_CNT_TX_ZERO_COPY);
-		sroce_recv(local, skb, true);
+		sroce_recv(local, skb, src_qpn);
 		rcu_read_unlock();
 		return 0;
 	}

@@ -61,6 +61,7 @@ struct sk_buff *sroce_tx_build_zc(struct sroce_dev *sdev,
 bool sroce_tx_zero_copy(u32 payload_len);
 
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
-		  struct sk_buff *skb, u16 src_port, struct dst_cache *cache);
+		  struct sk_buff *skb, u16 src_port, struct dst_cache *cache,
+		  u32 src_qpn);
 
 #endif /* SROCE_NET_TX_H */

@@ -54,13 +54,14 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+#include <sroce/packet.h>
+
 #include "av.h"
 #include "queue.h"
 #include "drop.h"
 #include "send_window.h"
 
 struct sroce_cq;
-struct sroce_packet_info;
 
 /*
  * RC flow control: at most this many PSNs beyond the oldest one not
@@ -338,7 +339,7 @@ void sroce_engine_unlock(struct sroce_qp *qp)
 	__releases(&qp->rcv.lock) __releases(&qp->snd.lock);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
 void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
-		     const struct sroce_packet_info *info);
+		     const struct sroce_packet_info *info, u32 local_src);
 void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs);
 void sroce_engine_arm_hold(struct sroce_qp *qp, unsigned long expires);
 
@@ -356,10 +357,23 @@ void sroce_retx_skip_probe(struct sroce_qp *qp);
 void sroce_rtt_sent(struct sroce_qp *qp, u32 psn);
 void sroce_rtt_acked(struct sroce_qp *qp);
 void sroce_rtt_discard(struct sroce_qp *qp);
+/* What the receive path stores in the cb of a packet it queues. */
+struct sroce_rx_cb {
+	struct sroce_packet_info info;	/* first: see sroce_skb_info() */
+	/* The local QP that sent it (sroce_recv()), or SROCE_RX_FROM_WIRE. */
+	u32 local_src;
+};
+
+static inline struct sroce_rx_cb *sroce_skb_rx_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sroce_rx_cb) > sizeof(skb->cb));
+	return (struct sroce_rx_cb *)skb->cb;
+}
+
 /* The packet info the receive path stored in a queued skb. */
 static inline struct sroce_packet_info *sroce_skb_info(struct sk_buff *skb)
 {
-	return (struct sroce_packet_info *)skb->cb;
+	return &sroce_skb_rx_cb(skb)->info;
 }
 
 /* requester.c (send engine) */

@@ -210,7 +210,7 @@ int sroce_qp_modify_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
  * A fatal error, found by an engine (holding its own lock) or asked for
  * by modify (holding both): both engines run once more to complete every
  * outstanding WQE with a flush error. The engine that found it kicks the
- * other once it lets go of its lock (sroce_engine_loop()). Timers are
+ * other at the end of its run (sroce_engine_run()). Timers are
  * left to run out: in ERR they only kick the send engine to no effect.
  */
 void sroce_qp_set_error(struct sroce_qp *qp)

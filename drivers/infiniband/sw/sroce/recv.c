@@ -42,11 +42,13 @@ static bool sroce_recv_daddr_multicast(const struct sk_buff *skb)
 }
 
 /*
- * @skb: data at the UDP header, network header set. @local: handed over
- * by sroce_tx_send() on this host, never on a wire: it has no ICRC.
+ * @skb: data at the UDP header, network header set. @local_src: the QPN
+ * of the QP of this host that sent it, handed over by sroce_tx_send()
+ * (never on a wire: it has no ICRC), or SROCE_RX_FROM_WIRE.
  */
-void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool local)
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, u32 local_src)
 {
+	bool local = local_src != SROCE_RX_FROM_WIRE;
 	struct sroce_packet_info info;
 	struct sroce_qp *qp;
 	const struct udphdr *udph;
@@ -108,7 +110,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool local)
 		sroce_drop_skb(&sdev->ib_dev, info.dest_qpn, skb,
 			       SROCE_DROP_NOT_PEER);
 	} else {
-		sroce_engine_rx(qp, skb, &info);
+		sroce_engine_rx(qp, skb, &info, local_src);
 	}
 	sroce_qp_put(qp);
 	return;

@@ -190,7 +190,7 @@ int sroce_send_packet(struct sroce_qp *qp, struct sk_buff *skb)
 
 	return sroce_tx_send(sdev, &qp->av, skb,
 			     sroce_req_sport(qp, qp->attr.dest_qp_num),
-			     &qp->dst_cache);
+			     &qp->dst_cache, qp->ib_qp.qp_num);
 }
 
 /* Result of one requester step besides a completion status. */
@@ -293,7 +293,8 @@ static int sroce_req_send_ud(struct sroce_qp *qp,
 	if (ret != IB_WC_SUCCESS)
 		return ret;
 	/* A datagram lost in the network is not an error of the sender. */
-	sroce_tx_send(sdev, &av, skb, sroce_req_sport(qp, f.dest_qpn), NULL);
+	sroce_tx_send(sdev, &av, skb, sroce_req_sport(qp, f.dest_qpn), NULL,
+		      qp->ib_qp.qp_num);
 	return IB_WC_SUCCESS;
 }
 

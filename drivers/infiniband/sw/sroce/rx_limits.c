@@ -44,11 +44,17 @@ MODULE_PARM_DESC(rx_queue_kib,
 		 "Bytes (KiB) queued for one QP engine before arrivals are dropped (default: 4096)");
 
 /* Truesize of every packet held by any QP of any device. */
-static atomic_long_t sroce_held_total = ATOMIC_LONG_INIT(0);
+static atomic64_t sroce_held_total = ATOMIC64_INIT(0);
 
-unsigned int sroce_rx_queue_cap(void)
+/* Parameters are in KiB; as bytes they need 64 bits. */
+static u64 sroce_kib(const unsigned int *param)
 {
-	return READ_ONCE(sroce_rx_queue_kib) * SZ_1K;
+	return (u64)READ_ONCE(*param) * SZ_1K;
+}
+
+u64 sroce_rx_queue_cap(void)
+{
+	return sroce_kib(&sroce_rx_queue_kib);
 }
 
 unsigned long sroce_hold_age(void)
@@ -56,14 +62,12 @@ unsigned long sroce_hold_age(void)
 	return msecs_to_jiffies(READ_ONCE(sroce_hold_ms)) ? : 1;
 }
 
-/* Adds @n to @v unless that passes @cap_kib. */
-static bool sroce_charge_capped(atomic_long_t *v, long n, unsigned int cap_kib)
+/* Adds @n to @v unless that passes @cap. */
+static bool sroce_charge_capped(atomic64_t *v, s64 n, u64 cap)
 {
-	long cap = (long)cap_kib * SZ_1K;
-
-	if (atomic_long_add_return(n, v) <= cap)
+	if (atomic64_add_return(n, v) <= cap)
 		return true;
-	atomic_long_sub(n, v);
+	atomic64_sub(n, v);
 	return false;
 }
 
@@ -73,8 +77,8 @@ static void sroce_hold_release(struct sroce_qp *qp, unsigned int n)
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 
 	qp->resp.held_bytes -= n;
-	atomic_long_sub(n, &sdev->held_bytes);
-	atomic_long_sub(n, &sroce_held_total);
+	atomic64_sub(n, &sdev->held_bytes);
+	atomic64_sub(n, &sroce_held_total);
 }
 
 /*
@@ -83,40 +87,47 @@ static void sroce_hold_release(struct sroce_qp *qp, unsigned int n)
  */
 static struct sk_buff *sroce_hold_condense(const struct sk_buff *skb)
 {
+	struct sk_buff *copy;
+
 	if (skb->truesize < 2 * SKB_TRUESIZE(skb_headroom(skb) + skb->len))
 		return NULL;
-	return skb_copy(skb, GFP_ATOMIC | __GFP_NOWARN);
+	copy = skb_copy(skb, GFP_ATOMIC | __GFP_NOWARN);
+	if (copy && copy->truesize >= skb->truesize) {
+		consume_skb(copy);
+		copy = NULL;
+	}
+	return copy;
 }
 
 bool sroce_hold_charge(struct sroce_qp *qp, struct sk_buff **skbp)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
-	struct sk_buff *skb = *skbp, *copy;
-	unsigned int size = skb->truesize;
+	struct sk_buff *copy = sroce_hold_condense(*skbp);
+	unsigned int size = copy ? copy->truesize : (*skbp)->truesize;
 
 	lockdep_assert_held(&qp->rcv.lock);
-	if (qp->resp.held_bytes + size > READ_ONCE(sroce_hold_qp_kib) * SZ_1K)
-		return false;
+	if ((u64)qp->resp.held_bytes + size > sroce_kib(&sroce_hold_qp_kib))
+		goto refuse;
 	if (!sroce_charge_capped(&sdev->held_bytes, size,
-				 READ_ONCE(sroce_hold_dev_kib)))
-		return false;
+				 sroce_kib(&sroce_hold_dev_kib)))
+		goto refuse;
 	if (!sroce_charge_capped(&sroce_held_total, size,
-				 READ_ONCE(sroce_hold_max_kib))) {
-		atomic_long_sub(size, &sdev->held_bytes);
-		return false;
+				 sroce_kib(&sroce_hold_max_kib))) {
+		atomic64_sub(size, &sdev->held_bytes);
+		goto refuse;
 	}
 	qp->resp.held_bytes += size;
-
-	/* Charged at the original's size: the copy is smaller. */
-	copy = sroce_hold_condense(skb);
-	if (copy && copy->truesize >= size) {
-		consume_skb(copy);
-	} else if (copy) {
-		sroce_hold_release(qp, size - copy->truesize);
-		consume_skb(skb);
+	if (copy) {
+		consume_skb(*skbp);
 		*skbp = copy;
 	}
 	return true;
+
+refuse:
+	/* The caller still has the original, and drops it. */
+	if (copy)
+		consume_skb(copy);
+	return false;
 }
 
 void sroce_hold_uncharge(struct sroce_qp *qp, const struct sk_buff *skb)

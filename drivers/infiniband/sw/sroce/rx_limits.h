@@ -36,18 +36,18 @@ struct sroce_qp;
 #define SROCE_RX_QUEUE_MAX	4096
 
 /* Byte budget of one engine's receive queue. */
-unsigned int sroce_rx_queue_cap(void);
+u64 sroce_rx_queue_cap(void);
 
 /* How long a gap may go without progress before its held packets go. */
 unsigned long sroce_hold_age(void);
 
 /*
  * Charges *@skbp, about to be held by @qp's responder (rcv.lock held),
- * to the QP, its device and the module. False, and nothing charged nor
- * changed, if that would take any of them over its cap. On success a
- * small packet in a large buffer may have been replaced by a compact
- * copy (the original freed, *@skbp the copy), so that it is neither
- * kept nor charged at the buffer's size.
+ * to the QP, its device and the module. A small packet in a large buffer
+ * is charged and kept as a compact copy, so that it costs neither at the
+ * buffer's size: on success *@skbp may be that copy (the original then
+ * freed). False, and nothing charged nor changed, if that would take any
+ * of them over its cap.
  */
 bool sroce_hold_charge(struct sroce_qp *qp, struct sk_buff **skbp);
 /* Gives back what sroce_hold_charge() charged for @skb. */

@@ -130,7 +130,7 @@ struct sroce_dev {
 	 * Truesize of the packets this device's RC QPs hold ahead of gaps,
 	 * against the hold_dev_kib cap (rx_limits.h).
 	 */
-	atomic_long_t held_bytes;
+	atomic64_t held_bytes;
 
 	/* UD multicast groups; see mcast.h. */
 	struct sroce_mcast_table mcast;
@@ -206,7 +206,9 @@ int sroce_udp_get(struct net *net);
 void sroce_udp_put(struct net *net);
 
 /* recv.c */
-void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, bool local);
+/* Not a QPN (24 bits): a packet that came from the network. */
+#define SROCE_RX_FROM_WIRE	U32_MAX
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, u32 local_src);
 
 /* stats.c */
 extern const struct ib_device_ops sroce_stats_ops;

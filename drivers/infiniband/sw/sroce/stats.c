@@ -69,7 +69,7 @@ static int sroce_get_hw_stats(struct ib_device *ib_dev,
 			stats->value[i] += READ_ONCE(c->val[i]);
 	}
 	stats->value[SROCE_CNT_RX_HELD_BYTES] =
-		atomic_long_read(&sdev->held_bytes);
+		atomic64_read(&sdev->held_bytes);
 	return SROCE_CNT_MAX;
 }
 

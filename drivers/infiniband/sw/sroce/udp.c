@@ -64,7 +64,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		sroce_drop_skb(NULL, 0, skb, SROCE_DROP_NO_DEVICE);
 		return 0;
 	}
-	sroce_recv(sdev, skb, false);
+	sroce_recv(sdev, skb, SROCE_RX_FROM_WIRE);
 	return 0;
 }
 
