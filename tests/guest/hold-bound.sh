@@ -60,18 +60,13 @@ victim_done() {
 if [[ $SROCE_IMPL != sroce ]]; then
 	log "sroce-only case (hold bounds, parameters and counters are sroce's);" \
 		"proving hold_victim alone on rxe0"
-	make_veth
-	ip link set veth0 mtu 9000
-	ip link set veth1 mtu 9000
 	load_sroce
-	link_add rxe0 veth0
-	g=$(wait_roce_gid 10 rxe0 192.0.2.1) || fail "no RoCE v2 GID on rxe0"
-	timeout -k 5 120 "$PROGS/hold_victim" -n 32 rxe0 "$g" rxe0 "$g" \
+	rdma_pair 9000
+	timeout -k 5 120 "$PROGS/hold_victim" -n 32 "$SDEV" "$SG" "$CDEV" "$CG" \
 		<<<go >"$VICTIM_OUT" 2>&1 &
 	vpid=$!
 	victim_done
-	unload_sroce
-	log "ok"
+	rdma_pair_done
 	exit 0
 fi
 
@@ -87,9 +82,6 @@ cleanup_report() {
 }
 FAIL_REPORT=cleanup_report
 
-make_veth_netns
-ip link set veth0 mtu 9000
-ip -n peer link set veth1 mtu 9000
 load_sroce
 for p in hold_qp_kib hold_dev_kib hold_max_kib hold_ms rx_queue_kib; do
 	[[ -w $PARAMS/$p ]] || fail "no writable parameter $PARAMS/$p"
@@ -101,12 +93,9 @@ log "caps: hold_qp_kib $(<"$PARAMS/hold_qp_kib") hold_dev_kib $(<"$PARAMS/hold_d
 	"hold_max_kib $(<"$PARAMS/hold_max_kib") hold_ms $(<"$PARAMS/hold_ms")" \
 	"rx_queue_kib $(<"$PARAMS/rx_queue_kib")"
 
-link_add sroce0 veth0
-run_timeout 30 ip netns exec peer rdma link add sroce1 type sroce netdev veth1 ||
-	fail "rdma link add sroce1 in namespace peer"
-wait_until 10 "sroce1" test -e /sys/class/infiniband/sroce1
-g0=$(wait_roce_gid 10 sroce0 192.0.2.1) || fail "no RoCE v2 GID for 192.0.2.1 on sroce0"
-g1=$(wait_roce_gid 10 sroce1 192.0.2.2) || fail "no RoCE v2 GID for 192.0.2.2 on sroce1"
+# sroce0 on veth0 (192.0.2.1) <-> sroce1 on veth1 (192.0.2.2) in "peer".
+rdma_pair 9000
+g0=$SG g1=$CG
 hw=$(port_dir sroce0)/hw_counters
 for c in rx_hold_full rx_held_expired rx_held_bytes rx_not_peer; do
 	[[ -r $hw/$c ]] || fail "sroce0 has no counter $c"
