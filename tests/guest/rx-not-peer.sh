@@ -15,7 +15,13 @@
 #      (192.0.2.1, 2001:db8::1: over the loopback device), which an
 #      address check alone cannot tell from the local peer; skipped on
 #      rdma_rxe, which finds no device for what arrives on the loopback
-#      device and so never gets as far as a QP.
+#      device and so never gets as far as a QP;
+#  (d) on sroce only, with the verbs themselves (tests/guest/progs/
+#      qp_impostor): QPs of the unprivileged user's own on the same
+#      device, connected to A with the GID of A's peer, send one SEND and
+#      one RDMA WRITE each at A's expected PSN. sroce hands them over
+#      inside the host, not from the peer QP (A's dest_qp_num); skipped on
+#      rdma_rxe, whose loopback path checks the addresses only.
 # No receive may complete, no byte may change, the QPs stay in RTS; then
 # each real peer B sends SENDs and RDMA WRITEs that must arrive whole,
 # every byte of them (a forged packet taken would have moved A's PSN). On
@@ -132,6 +138,40 @@ if [[ $SROCE_IMPL == sroce ]]; then
 	forge here 192.0.2.1 2001:db8::1
 else
 	log "(c) skipped on $SROCE_IMPL: a packet on the loopback device reaches no rxe device"
+fi
+
+# (d): the impostor's RC work requests end in "retry exceeded" (nobody
+# ACKs them), its UC ones complete when sent; at least a packet each.
+if [[ $SROCE_IMPL == sroce ]]; then
+	log "(d) this host, QPs of the user's own pointed at A from the peer's address"
+	args=()
+	for name in rc4 uc4 rc6 uc6; do
+		args+=("$name" "${QPN[$name]}" "${PSN[$name]}" "${VA[$name]}" "${RKEY[$name]}")
+	done
+	np0=
+	[[ -n $cnt_np ]] && np0=$(port_counter "$dev" rx_not_peer)
+	iout=$RESULTS/qp_impostor.txt
+	rc=0
+	run_timeout 60 "${NOBODY[@]}" "$PROGS/qp_impostor" "$dev" "$g4" "$g6" \
+		"${args[@]}" >"$iout" 2>&1 || rc=$?
+	if ((rc)); then
+		cat "$iout"
+		((rc == 124 || rc == 137)) && fail "qp_impostor timed out"
+		fail "qp_impostor: $(grep -m1 '^FAIL' "$iout" || echo "exit $rc")"
+	fi
+	grep '^sent [a-z]' "$iout"
+	grep -qx 'qp_impostor all ok' "$iout" || { cat "$iout"; fail "no 'qp_impostor all ok'"; }
+	isent=$(sed -n 's/^sent \([0-9][0-9]*\)$/\1/p' "$iout")
+	assert_eq "$isent" 8 "work requests qp_impostor sent"
+	FORGED=$((FORGED + isent))
+	if [[ -n $np0 ]]; then
+		# Its UC packets may still be on their way to A's engine.
+		np_risen() { (($(port_counter "$dev" rx_not_peer) - np0 >= isent)); }
+		wait_until 10 "rx_not_peer to count the impostor's $isent packets" np_risen
+		log "rx_not_peer: +$(($(port_counter "$dev" rx_not_peer) - np0)) for the impostor's $isent packets"
+	fi
+else
+	log "(d) skipped on $SROCE_IMPL: rdma_rxe's loopback path checks the addresses only"
 fi
 
 # The controls: from the address their QPs are connected to, one SEND at
