@@ -12,6 +12,8 @@
 #                   under netem, with TCP (iperf3) as the ceiling
 #   make wire-latency   the virtual wires' own latency (UDP, no RDMA)
 #   make bench-crc32    crc32_le() against the crypto API's crc32 in the guest
+#   make bench-ab OLD_KO=...  another build of sroce.ko against the tree's,
+#                   alternating in one guest boot
 #   make install    install sroce.ko for KVER (/lib/modules/KVER/updates)
 #   make uninstall  remove it again (see dkms.conf for DKMS)
 #
@@ -56,7 +58,7 @@ MOD_DIR := $(MOD_TOP)/drivers/infiniband/sw/sroce
 KBUILD := $(MAKE) -C $(KDIR) M=$(MOD_DIR) CONFIG_RDMA_SROCE=m
 
 .PHONY: all module sparse unit check demo bench bench-mpi bench-wire wire-latency \
-	bench-crc32 clean \
+	bench-crc32 bench-ab clean \
 	kdir-check mirror ko-path install uninstall
 
 all: module
@@ -106,6 +108,9 @@ wire-latency:
 
 bench-crc32:
 	bash scripts/bench-crc32.sh
+
+bench-ab: module
+	bash scripts/bench-ab.sh $(OLD_KO)
 
 # modules_install puts it in /lib/modules/KVER/updates/ (compressed and
 # signed as the kernel's configuration says) and runs depmod, so that
