@@ -436,7 +436,6 @@ void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_engine *e = info->op->flags & SROCE_OPF_RESP ?
 				 &qp->snd : &qp->rcv;
-
 	unsigned long flags;
 	bool full;
 

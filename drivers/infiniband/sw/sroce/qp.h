@@ -208,6 +208,25 @@ struct sroce_engine {
 	unsigned int rx_bytes;
 };
 
+/* What the receive path stores in the cb of a packet it queues. */
+struct sroce_rx_cb {
+	struct sroce_packet_info info;	/* first: see sroce_skb_info() */
+	/* The local QP that sent it (sroce_recv()), or SROCE_RX_FROM_WIRE. */
+	u32 local_src;
+};
+
+static inline struct sroce_rx_cb *sroce_skb_rx_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sroce_rx_cb) > sizeof(skb->cb));
+	return (struct sroce_rx_cb *)skb->cb;
+}
+
+/* The packet info the receive path stored in a queued skb. */
+static inline struct sroce_packet_info *sroce_skb_info(struct sk_buff *skb)
+{
+	return &sroce_skb_rx_cb(skb)->info;
+}
+
 /*
  * IBV_WR_ATOMIC_WRITE as librxe writes it into the send ring (rdma-core
  * v44: 8-byte value in dma.inline_data, no SGEs); the 6.1 kernel has no
@@ -357,24 +376,6 @@ void sroce_retx_skip_probe(struct sroce_qp *qp);
 void sroce_rtt_sent(struct sroce_qp *qp, u32 psn);
 void sroce_rtt_acked(struct sroce_qp *qp);
 void sroce_rtt_discard(struct sroce_qp *qp);
-/* What the receive path stores in the cb of a packet it queues. */
-struct sroce_rx_cb {
-	struct sroce_packet_info info;	/* first: see sroce_skb_info() */
-	/* The local QP that sent it (sroce_recv()), or SROCE_RX_FROM_WIRE. */
-	u32 local_src;
-};
-
-static inline struct sroce_rx_cb *sroce_skb_rx_cb(struct sk_buff *skb)
-{
-	BUILD_BUG_ON(sizeof(struct sroce_rx_cb) > sizeof(skb->cb));
-	return (struct sroce_rx_cb *)skb->cb;
-}
-
-/* The packet info the receive path stored in a queued skb. */
-static inline struct sroce_packet_info *sroce_skb_info(struct sk_buff *skb)
-{
-	return &sroce_skb_rx_cb(skb)->info;
-}
 
 /* requester.c (send engine) */
 void sroce_requester_reset(struct sroce_qp *qp);
