@@ -50,6 +50,15 @@
  *  3 "atomic/send": the same with FETCH_ADD instead of READ (the atomic
  *    acknowledgement travels on instead of the read response) and SEND
  *    instead of WRITE (WR has a receive posted).
+ * -p: on a driver that checks that a connected QP's packets come from
+ * its peer QP (sroce does, for packets between QPs of one host: any
+ * local user could otherwise point a QP of its own at another's), no
+ * such chain can form: an answer that reaches a QP other than the one
+ * that asked is not from that QP's peer. The nak chain is built as
+ * above and must be refused at its first link: T's WRITE reaches E_0,
+ * whose peer is O_0, and is dropped (rx_not_peer rises by one); nothing
+ * completes, no byte changes, every WRITE is flushed on ERR. Chains 2
+ * and 3 are refused at their first link the same way and are skipped.
  * -r: on rdma_rxe (6.1), which completes an RDMA READ or atomic as
  * successful, without its data, when a plain ACK with its PSN comes
  * (sroce takes the response for lost and asks again): chains 2 and 3
@@ -62,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 #include "check.h"
@@ -83,7 +93,7 @@
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 #define WAIT_MS		60000	/* for what must come */
 #define QUIET_MS	300	/* for what must not */
-#define USAGE		"usage: qp_chain [-r] [-n QPS] [-c CHAIN] DEV GID_INDEX"
+#define USAGE		"usage: qp_chain [-r] [-p] [-n QPS] [-c CHAIN] DEV GID_INDEX"
 
 /* A wr_id names the QP (its index) and which of its WQEs. */
 enum { WQE_R1 = 1, WQE_W = 2, WQE_RECV = 3 };
@@ -99,6 +109,7 @@ static uint8_t *mem;		/* the MR */
 static uint8_t *want;		/* what it must hold when a chain is done */
 static struct ibv_qp **qp;
 static int nqp;
+static int peer_checked;	/* -p */
 
 static double now_s(void)
 {
@@ -473,7 +484,7 @@ static void chain_nak(void)
 	const uint32_t base = 0x400000;
 	int k, K = (nqp - 2) / 2, y = 2 * K + 1, last_o = 2 * K;
 	int *is_req = calloc(nqp, sizeof(int)), *flush = calloc(nqp, sizeof(int));
-	long long before[NCOUNTERS];
+	long long before[NCOUNTERS], np_before;
 	double t0 = now_s(), t1;
 
 	CHECK(is_req && flush, "out of memory");
@@ -498,9 +509,37 @@ static void chain_nak(void)
 	to_rtr(y, last_o, base - (K - 1));
 	expect_none("nak chain: before the trigger", 0);
 	counters_read(before);
+	np_before = counter("rx_not_peer");
 
 	t1 = now_s();
 	post_w(0, 1, 0, 0);
+	if (peer_checked) {
+		double end = now_s() + WAIT_MS / 1000.0;
+
+		CHECK(np_before >= 0, "nak chain: the device has no rx_not_peer");
+		while (counter("rx_not_peer") - np_before < 1 && now_s() < end)
+			usleep(1000);
+		CHECK(counter("rx_not_peer") - np_before == 1,
+		      "nak chain: rx_not_peer moved by %lld, not 1 (T's WRITE)",
+		      counter("rx_not_peer") - np_before);
+		t1 = now_s() - t1;
+		expect_none("nak chain: refused at its first link", QUIET_MS);
+		mem_check("nak chain");
+		counters_check("nak chain", before,
+			       (long long[]){ 0, 0, 0, 0, 0 });
+		flush[0] = 1 << WQE_W;
+		for (k = 0; k < K; k++)
+			flush[2 * k + 2] = 1 << WQE_W;
+		flush_all("nak chain", is_req, flush);
+		destroy_qps();
+		printf("ok nak chain of %d QPs refused at its first link: T's "
+		       "WRITE dropped as not from E_0's peer, nothing else "
+		       "moved (%.2f s, refused in %.3f s)\n", nqp,
+		       now_s() - t0, t1);
+		free(is_req);
+		free(flush);
+		return;
+	}
 	/* The one WRITE that lands, and its ACK, at the end of the chain. */
 	expect(last_o, WQE_W, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE,
 	       "nak chain: last WRITE");
@@ -637,8 +676,9 @@ int main(int argc, char **argv)
 	int n = 512, only = 0, rxe_quirks = 0;
 	struct ibv_port_attr pa;
 
-	argv = prog_args(argc, argv, "rn:c:",
-			 (int *[]){ &rxe_quirks, &n, &only }, 2, USAGE);
+	argv = prog_args(argc, argv, "rpn:c:",
+			 (int *[]){ &rxe_quirks, &peer_checked, &n, &only }, 2,
+			 USAGE);
 	CHECK(n >= 4 && only >= 0 && only <= 3, "%s", USAGE);
 	nqp = n;
 	ctx = open_by_name(argv[0]);
@@ -664,7 +704,10 @@ int main(int argc, char **argv)
 
 	if (!only || only == 1)
 		chain_nak();
-	if (rxe_quirks && only != 1) {
+	if (peer_checked && only != 1) {
+		printf("peer-checked: the read/write and atomic/send chains "
+		       "are refused at their first link like the nak chain\n");
+	} else if (rxe_quirks && only != 1) {
 		printf("rxe quirk: an ACK with the PSN of an outstanding READ "
 		       "or atomic completes it without its data: no read/write "
 		       "or atomic/send chain\n");
