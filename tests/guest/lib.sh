@@ -250,8 +250,10 @@ linklocal_gid() { echo "fe80:0000:0000:0000:$(eui64 "$1")"; }
 PEER_ROLE=A
 [[ ${ROLE:-} == A ]] && PEER_ROLE=B
 
-# signal NAME: tell the peer we reached NAME.
-signal() { touch "$SHARED/$ROLE.$1"; }
+# signal NAME: tell the peer we reached NAME. Signals have names of their
+# own ("A.at.NAME"), so that a case's data file "A.NAME" cannot pass for
+# one while it is being written.
+signal() { touch "$SHARED/$ROLE.at.$1"; }
 
 # A guest whose case exits non-zero says so ("$ROLE.failed"), so that the
 # peer stops waiting for it at once instead of running into a timeout; then
@@ -260,7 +262,8 @@ guest2_exit() {
 	local rc=$?
 	((rc != 0)) || return 0
 	touch "$SHARED/$ROLE.failed" 2>/dev/null || true
-	if declare -F on_failure >/dev/null; then on_failure || true; fi
+	# To stderr: the case may have died inside a redirection of stdout.
+	if declare -F on_failure >/dev/null; then on_failure >&2 || true; fi
 }
 if [[ -n ${ROLE:-} && -n ${SHARED:-} ]]; then
 	trap guest2_exit EXIT
@@ -271,7 +274,7 @@ peer_failed() { [[ -e $SHARED/$PEER_ROLE.failed ]]; }
 # peer_reached NAME: the peer signalled NAME; fails the case if the peer
 # failed instead.
 peer_reached() {
-	[[ -e $SHARED/$PEER_ROLE.$1 ]] && return 0
+	[[ -e $SHARED/$PEER_ROLE.at.$1 ]] && return 0
 	peer_failed && fail "peer $PEER_ROLE failed before reaching '$1'"
 	return 1
 }
