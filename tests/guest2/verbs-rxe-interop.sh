@@ -20,6 +20,12 @@
 wire_rdma_dev
 wire_meet
 
+# A run that hangs leaves the QPs' state and the drop counters behind.
+on_failure() {
+	log "$dev counters: $(dev_counters "$dev")"
+	rdma resource show qp link "$dev/1" 2>&1 | sed 's/^/  | /' || true
+}
+
 # rounds SERVER: every run with guest SERVER as the server.
 rounds() {
 	local tag=$1-serves
