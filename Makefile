@@ -126,6 +126,5 @@ uninstall:
 clean:
 	-test -f $(KDIR)/Makefile && \
 		$(MAKE) -C $(KDIR) M=$(SROCE_DIR) CONFIG_RDMA_SROCE=m clean
-	find include -name '*.o' -o -name '.*.cmd' | xargs rm -f
 	-$(MAKE) -C tests/unit clean
 	rm -rf build

@@ -95,8 +95,7 @@ echo "==== kernel: ${KVER:-none} (and ${K2VER:-no $K2})"
 build_both() {
 	local tag=$1 kver=$2 dir
 	dir=$(dirname "$(make -s --no-print-directory -C "$REPO" ko-path KVER="$kver")")
-	find "$dir" "$dir/../../../../include/sroce" \
-		\( -name '*.o' -o -name '.*.o.cmd' \) -delete 2>/dev/null
+	find "$dir" \( -name '*.o' -o -name '.*.o.cmd' \) -delete 2>/dev/null
 	build_test "build/module-w1$tag" "$OUT/build-module-w1$tag.log" \
 		make -C "$REPO" module W=1 KVER="$kver"
 	build_test "build/sparse$tag" "$OUT/build-sparse$tag.log" \

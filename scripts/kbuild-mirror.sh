@@ -4,8 +4,8 @@
 # kbuild-mirror.sh TOP OUT
 #
 # Make OUT a mirror of the module's sources in the tree at TOP (the driver
-# directory and the wire layer in include/sroce/, at the same relative
-# paths, so Kbuild's relative paths hold), made of symlinks to the sources:
+# directory and the wire layer's headers in include/sroce/, at the same
+# paths under OUT, where Kbuild looks for the headers), made of symlinks:
 # kbuild then writes its objects under OUT and never in the tree. Links to
 # files that are gone are removed, new sources get theirs. Nothing to do
 # when OUT is TOP (the default kernel builds in the tree).

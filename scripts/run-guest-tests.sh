@@ -102,9 +102,10 @@ wanted() { [[ -z $pattern || $1 =~ $pattern ]]; }
 # libraries in its header comment: " * Build libraries: -lfoo -lbar", one
 # built by a compiler wrapper names it: " * Build compiler: mpicc", and a
 # preload library its flags: " * Build flags: -shared -fPIC". One that
-# links more C files of the tree (the wire layer, include/sroce/*.c) names
-# them relative to the repository: " * Build sources: include/sroce/icrc.c";
-# it is then also compiled with -I include.
+# links more C files of the tree (the wire layer's, in the driver directory)
+# names them relative to the repository, on one or more lines:
+# " * Build sources: drivers/infiniband/sw/sroce/wire_icrc.c"; it is then
+# also compiled with -I include (the wire layer's headers, include/sroce/).
 build_progs() {
 	local src out h fresh libs cc flags s more deps
 	mkdir -p "$REPO/build/guest/progs"

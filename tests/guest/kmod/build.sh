@@ -56,7 +56,7 @@ rc=0
 cq_srcs=("$kmod/Kbuild" "$kmod/cq_selftest.c" "$src/ring_mem.c" "$src/queue.c"
 	 "$src/mmap.c" "$src/verbs_cq.c")
 if ! fresh "$out/sroce_cq_selftest.ko" "$kmod/Kbuild" "$kmod/cq_selftest.c" "$src"/*.[ch]; then
-	build sroce_cq_selftest "SROCE_SRC=$src" "${cq_srcs[@]}" || {
+	build sroce_cq_selftest "SROCE_SRC=$src SROCE_INC=$REPO/include" "${cq_srcs[@]}" || {
 		echo "build.sh: sroce_cq_selftest.ko failed to build" >&2
 		rc=1
 	}

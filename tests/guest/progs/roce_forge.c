@@ -22,7 +22,9 @@
  * flow label and hop limit are masked. UDP: the bound source port, the
  * length; the checksum is masked.
  *
- * Build sources: include/sroce/packet.c include/sroce/opcode.c include/sroce/icrc.c tests/unit/crc32.c
+ * Build sources: drivers/infiniband/sw/sroce/wire_packet.c
+ * Build sources: drivers/infiniband/sw/sroce/wire_opcode.c
+ * Build sources: drivers/infiniband/sw/sroce/wire_icrc.c tests/unit/crc32.c
  */
 #include <arpa/inet.h>
 #include <errno.h>
