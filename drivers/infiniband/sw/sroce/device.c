@@ -43,14 +43,16 @@ static LIST_HEAD(sroce_tracked);
 static struct workqueue_struct *sroce_unreg_wq;
 
 /*
- * Must be called under rcu_read_lock(). The device may already be
- * unregistering; the memory stays valid until the read section ends.
+ * Must be called under rcu_read_lock() or sroce_dev_list_lock. The device
+ * may already be unregistering; the memory stays valid until the read
+ * section (or the lock) ends.
  */
 struct sroce_dev *sroce_dev_find_rcu(struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
 
-	list_for_each_entry_rcu(sdev, &sroce_dev_list, list)
+	list_for_each_entry_rcu(sdev, &sroce_dev_list, list,
+				lockdep_is_held(&sroce_dev_list_lock))
 		if (sdev->ndev == ndev)
 			return sdev;
 	return NULL;
@@ -280,16 +282,6 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.query_device = sroce_query_device,
 };
 
-static bool sroce_netdev_is_bound(struct net_device *ndev)
-{
-	struct sroce_dev *sdev;
-
-	list_for_each_entry(sdev, &sroce_dev_list, list)
-		if (sdev->ndev == ndev)
-			return true;
-	return false;
-}
-
 /*
  * Makes the device visible to the notifier and to lookups, refusing a
  * netdev that is already bound or already going away. Returns 0 or -errno.
@@ -303,7 +295,7 @@ static int sroce_dev_publish(struct sroce_dev *sdev)
 	if (sdev->ndev->reg_state != NETREG_REGISTERED ||
 	    !net_eq(dev_net(sdev->ndev), sdev->net))
 		err = -ENODEV;
-	else if (sroce_netdev_is_bound(sdev->ndev))
+	else if (sroce_dev_find_rcu(sdev->ndev))
 		err = -EEXIST;
 	else
 		list_add_tail_rcu(&sdev->list, &sroce_dev_list);
@@ -344,10 +336,92 @@ static void sroce_dev_init_attrs(struct sroce_dev *sdev)
 	ib_set_device_ops(ib_dev, &sroce_mcast_ops);
 }
 
+/*
+ * Allocates the device and takes what it holds for its whole life (its
+ * counters, the namespace's UDP sockets, the netdev), publishes it and
+ * sets its ops. Called under sroce_link_mutex. Until the ops are set,
+ * dealloc_driver must not run and failures are undone here; once this
+ * returns a device, ib_dealloc_device() undoes all of it through
+ * sroce_dealloc_driver().
+ */
+static struct sroce_dev *sroce_dev_create(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	int err;
+
+	sdev = ib_alloc_device(sroce_dev, ib_dev);
+	if (!sdev)
+		return ERR_PTR(-ENOMEM);
+	sdev->counters = alloc_percpu(struct sroce_counters);
+	if (!sdev->counters) {
+		err = -ENOMEM;
+		goto err_dealloc;
+	}
+	INIT_LIST_HEAD(&sdev->list);
+	INIT_LIST_HEAD(&sdev->tracked);
+	INIT_WORK(&sdev->unreg_work, sroce_unreg_work);
+	sroce_key_table_init(&sdev->keys);
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
+	sroce_mcast_init(sdev);
+	sdev->ndev = ndev;
+	sdev->net = dev_net(ndev);
+
+	err = sroce_udp_get(sdev->net);
+	if (err)
+		goto err_free_counters;
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	err = sroce_dev_publish(sdev);
+	if (err) {
+		if (err == -EEXIST)
+			pr_err("%s: %s is already bound to an sroce device\n",
+			       SROCE_DRV_NAME, ndev->name);
+		goto err_put_netdev;
+	}
+	/* Sets the ops: from here on ib_dealloc_device() undoes it all. */
+	sroce_dev_init_attrs(sdev);
+	return sdev;
+
+err_put_netdev:
+	netdev_put(ndev, &sdev->ndev_tracker);
+	sroce_udp_put(sdev->net);
+err_free_counters:
+	free_percpu(sdev->counters);
+err_dealloc:
+	/* No ops are set yet, so this frees the memory and nothing else. */
+	ib_dealloc_device(&sdev->ib_dev);
+	return ERR_PTR(err);
+}
+
+/*
+ * The notifier cannot act on a device that is still inside
+ * ib_register_device(): catch up with what the netdev did meanwhile.
+ * Under sroce_link_mutex, with the device pinned. A failed try_get means
+ * someone already unregisters the device and nothing is left to do.
+ * Returns -ENODEV if the netdev went away (the device is then
+ * unregistered again), else 0.
+ */
+static int sroce_dev_catch_up(struct sroce_dev *sdev)
+{
+	bool ndev_gone, registered;
+
+	rtnl_lock();
+	ndev_gone = sdev->ndev_gone;
+	registered = ib_device_try_get(&sdev->ib_dev);
+	if (registered && !ndev_gone)
+		sroce_port_update_state(sdev);
+	rtnl_unlock();
+	if (registered)
+		ib_device_put(&sdev->ib_dev);
+	if (!ndev_gone)
+		return 0;
+	ib_unregister_device(&sdev->ib_dev);
+	return -ENODEV;
+}
+
 int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
-	bool ndev_gone, registered;
 	int err;
 
 	if (is_vlan_dev(ndev) || !(ndev->type == ARPHRD_ETHER ||
@@ -361,44 +435,11 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	/* Drop what earlier removals left tracked (bounded by their count). */
 	sroce_unregister_matching(sroce_dev_released, NULL);
 
-	sdev = ib_alloc_device(sroce_dev, ib_dev);
-	if (!sdev) {
-		err = -ENOMEM;
+	sdev = sroce_dev_create(ndev);
+	if (IS_ERR(sdev)) {
+		err = PTR_ERR(sdev);
 		goto out_unlock;
 	}
-	sdev->counters = alloc_percpu(struct sroce_counters);
-	if (!sdev->counters) {
-		ib_dealloc_device(&sdev->ib_dev);
-		err = -ENOMEM;
-		goto out_unlock;
-	}
-	INIT_LIST_HEAD(&sdev->list);
-	INIT_LIST_HEAD(&sdev->tracked);
-	INIT_WORK(&sdev->unreg_work, sroce_unreg_work);
-	sroce_key_table_init(&sdev->keys);
-	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
-	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC);
-	sroce_mcast_init(sdev);
-	sdev->ndev = ndev;
-	sdev->net = dev_net(ndev);
-
-	/* Until publish succeeds, dealloc_driver must not run: undo by hand. */
-	err = sroce_udp_get(sdev->net);
-	if (err)
-		goto err_free;
-	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
-	err = sroce_dev_publish(sdev);
-	if (err) {
-		if (err == -EEXIST)
-			pr_err("%s: %s is already bound to an sroce device\n",
-			       SROCE_DRV_NAME, ndev->name);
-		netdev_put(ndev, &sdev->ndev_tracker);
-		sroce_udp_put(sdev->net);
-		goto err_free;
-	}
-
-	/* From here on, ib_dealloc_device() runs sroce_dealloc_driver(). */
-	sroce_dev_init_attrs(sdev);
 	/*
 	 * Once registered, "rdma link delete" may free the device at any
 	 * moment: pin the memory until we are done looking at it.
@@ -414,40 +455,17 @@ int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	 */
 	sdev->ib_dev.dev.parent = ndev->dev.parent;
 	err = ib_register_device(&sdev->ib_dev, ibdev_name, NULL);
-	if (err) {
-		put_device(&sdev->ib_dev.dev);
-		goto err_dealloc;
-	}
+	if (err)
+		goto err_unpin;
 	sroce_dev_track(sdev);
-
-	/*
-	 * The notifier cannot act on a device that is still registering:
-	 * catch up with what the netdev did meanwhile. A failed try_get means
-	 * someone already unregisters the device and nothing is left to do.
-	 */
-	rtnl_lock();
-	ndev_gone = sdev->ndev_gone;
-	registered = ib_device_try_get(&sdev->ib_dev);
-	if (registered && !ndev_gone)
-		sroce_port_update_state(sdev);
-	rtnl_unlock();
-	if (registered)
-		ib_device_put(&sdev->ib_dev);
-	if (ndev_gone) {
-		ib_unregister_device(&sdev->ib_dev);
-		err = -ENODEV;
-	}
+	err = sroce_dev_catch_up(sdev);
 	put_device(&sdev->ib_dev.dev);
 	mutex_unlock(&sroce_link_mutex);
 	return err;
 
-err_dealloc:
-	ib_dealloc_device(&sdev->ib_dev);
-	mutex_unlock(&sroce_link_mutex);
-	return err;
-err_free:
-	free_percpu(sdev->counters);
-	/* No ops are set yet, so this frees the memory and nothing else. */
+err_unpin:
+	put_device(&sdev->ib_dev.dev);
+	/* Runs sroce_dealloc_driver(), which undoes sroce_dev_create(). */
 	ib_dealloc_device(&sdev->ib_dev);
 out_unlock:
 	mutex_unlock(&sroce_link_mutex);
