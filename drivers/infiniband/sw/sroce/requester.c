@@ -193,22 +193,39 @@ int sroce_send_packet(struct sroce_qp *qp, struct sk_buff *skb)
 			     &qp->dst_cache, qp->ib_qp.qp_num);
 }
 
-/* Result of one requester step besides a completion status. */
-#define SROCE_REQ_NOMEM		(-1)
+/*
+ * What a requester step did. SROCE_REQ_NOMEM leaves the QP as it was, so
+ * the same step is tried again on a later run; SROCE_REQ_FAILED ends the
+ * WQE, with the completion status the step stored in its @status.
+ */
+enum sroce_req_result {
+	SROCE_REQ_DONE,		/* sent, performed, or nothing to send */
+	SROCE_REQ_NOMEM,	/* no packet could be allocated */
+	SROCE_REQ_FAILED,	/* the WQE completes with *@status */
+};
+
+static enum sroce_req_result sroce_req_fail(enum ib_wc_status *status,
+					    enum ib_wc_status why)
+{
+	*status = why;
+	return SROCE_REQ_FAILED;
+}
 
 /*
  * The packet with @f's headers and @len payload bytes of @wqe from message
- * offset @offset, to @av. An RC payload in a user QP's registered memory
- * is referenced rather than copied when sroce_tx_zero_copy() says it pays
- * (kernel users' memory may be slab, which an skb must not reference);
- * one that cannot be (e.g. too many pieces) is copied after all. Returns
- * IB_WC_SUCCESS with *@skbp set, a completion status, or SROCE_REQ_NOMEM.
+ * offset @offset, to @av, in *@skbp. An RC payload in a user QP's
+ * registered memory is referenced rather than copied when
+ * sroce_tx_zero_copy() says it pays (kernel users' memory may be slab,
+ * which an skb must not reference); one that cannot be (e.g. too many
+ * pieces) is copied after all.
  */
-static int sroce_req_packet(struct sroce_qp *qp,
-			    const struct rxe_send_wqe *wqe,
-			    const struct sroce_av *av,
-			    const struct sroce_hdr_fields *f, u32 offset,
-			    u32 len, struct sk_buff **skbp)
+static enum sroce_req_result sroce_req_packet(struct sroce_qp *qp,
+					      const struct rxe_send_wqe *wqe,
+					      const struct sroce_av *av,
+					      const struct sroce_hdr_fields *f,
+					      u32 offset, u32 len,
+					      struct sk_buff **skbp,
+					      enum ib_wc_status *status)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_sge_list l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma,
@@ -216,7 +233,7 @@ static int sroce_req_packet(struct sroce_qp *qp,
 	/* An atomic write's value sits where inline data would. */
 	bool inline_data = (wqe->wr.send_flags & IB_SEND_INLINE) ||
 			   wqe->wr.opcode == SROCE_WR_ATOMIC_WRITE;
-	enum ib_wc_status status;
+	enum ib_wc_status copied;
 	struct sk_buff *skb;
 
 	if (qp->user && !inline_data && sroce_qp_is_rc(qp) &&
@@ -227,7 +244,7 @@ static int sroce_req_packet(struct sroce_qp *qp,
 		if (sroce_sge_attach(&l, offset, skb, len,
 				     SROCE_TX_PAYLOAD_FRAGS)) {
 			*skbp = skb;
-			return IB_WC_SUCCESS;
+			return SROCE_REQ_DONE;
 		}
 		consume_skb(skb);
 	}
@@ -237,22 +254,23 @@ static int sroce_req_packet(struct sroce_qp *qp,
 		return SROCE_REQ_NOMEM;
 	if (inline_data) {
 		memcpy(skb_put(skb, len), wqe->dma.inline_data + offset, len);
-		status = IB_WC_SUCCESS;
+		copied = IB_WC_SUCCESS;
 	} else {
-		status = sroce_sge_read(&l, offset, skb_put(skb, len), len);
+		copied = sroce_sge_read(&l, offset, skb_put(skb, len), len);
 	}
-	if (status != IB_WC_SUCCESS) {
+	if (copied != IB_WC_SUCCESS) {
 		sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num, skb,
 			       SROCE_DROP_TX_ABORTED);
-		return status;
+		return sroce_req_fail(status, copied);
 	}
 	*skbp = skb;
-	return IB_WC_SUCCESS;
+	return SROCE_REQ_DONE;
 }
 
-static int sroce_req_send_ud(struct sroce_qp *qp,
-			     const struct rxe_send_wqe *wqe,
-			     struct sroce_send_state *st)
+static enum sroce_req_result sroce_req_send_ud(struct sroce_qp *qp,
+					       const struct rxe_send_wqe *wqe,
+					       struct sroce_send_state *st,
+					       enum ib_wc_status *status)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_hdr_fields f = {
@@ -267,9 +285,9 @@ static int sroce_req_send_ud(struct sroce_qp *qp,
 		.imm = wqe->wr.ex.imm_data,
 		.psn = qp->swin.psn,
 	};
+	enum sroce_req_result ret;
 	struct sroce_av av;
 	struct sk_buff *skb;
-	int ret;
 
 	/*
 	 * Kernel WQEs carry the AH pointer; user ones an AH number or, with
@@ -281,27 +299,29 @@ static int sroce_req_send_ud(struct sroce_qp *qp,
 		 sroce_ah_lookup_av(sdev, wqe->wr.wr.ud.ah_num, qp->ib_qp.pd,
 				    &av) :
 		 sroce_av_from_user(&sdev->ib_dev, &wqe->wr.wr.ud.av, &av))
-		return IB_WC_LOC_QP_OP_ERR;
+		return sroce_req_fail(status, IB_WC_LOC_QP_OP_ERR);
 	/* Bit 31 set: use the QP's own Q_Key (IBTA 10.2.4). */
 	if (f.qkey & 0x80000000)
 		f.qkey = qp->attr.qkey;
 	/* Larger than the path MTU: completes, but is not sent (C10-93.1.1). */
 	if (st->length > ib_mtu_enum_to_int(sroce_port_active_mtu(sdev)))
-		return IB_WC_SUCCESS;
+		return SROCE_REQ_DONE;
 
-	ret = sroce_req_packet(qp, wqe, &av, &f, 0, st->length, &skb);
-	if (ret != IB_WC_SUCCESS)
+	ret = sroce_req_packet(qp, wqe, &av, &f, 0, st->length, &skb, status);
+	if (ret != SROCE_REQ_DONE)
 		return ret;
 	/* A datagram lost in the network is not an error of the sender. */
 	sroce_tx_send(sdev, &av, skb, sroce_req_sport(qp, f.dest_qpn), NULL,
 		      qp->ib_qp.qp_num);
-	return IB_WC_SUCCESS;
+	return SROCE_REQ_DONE;
 }
 
 /* One SEND or RDMA WRITE packet (RC/UC) at the current position. */
-static int sroce_req_send_data(struct sroce_qp *qp,
-			       const struct rxe_send_wqe *wqe,
-			       struct sroce_send_state *st, bool *last)
+static enum sroce_req_result sroce_req_send_data(struct sroce_qp *qp,
+						 const struct rxe_send_wqe *wqe,
+						 struct sroce_send_state *st,
+						 bool *last,
+						 enum ib_wc_status *status)
 {
 	const struct sroce_send_window *w = &qp->swin;
 	u32 op = wqe->wr.opcode;
@@ -317,8 +337,8 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 		.imm = wqe->wr.ex.imm_data,
 		.inv_rkey = wqe->wr.ex.invalidate_rkey,
 	};
+	enum sroce_req_result ret;
 	struct sk_buff *skb;
-	int ret;
 
 	*last = w->offset + payload == st->length;
 	f.opcode = sroce_req_opcode(qp, op, first, *last);
@@ -332,14 +352,14 @@ static int sroce_req_send_data(struct sroce_qp *qp,
 		    w->psn == sroce_psn_sub(w->sent_end, 1) || w->one_shot);
 
 	ret = sroce_req_packet(qp, wqe, &qp->av, &f, w->offset, payload,
-			       &skb);
-	if (ret != IB_WC_SUCCESS)
+			       &skb, status);
+	if (ret != SROCE_REQ_DONE)
 		return ret;
 	if (f.ackreq)
 		sroce_rtt_sent(qp, f.psn);
 	sroce_send_packet(qp, skb);
 	sroce_swin_sent(qp, 1, payload);
-	return IB_WC_SUCCESS;
+	return SROCE_REQ_DONE;
 }
 
 /*
@@ -349,11 +369,11 @@ static int sroce_req_send_data(struct sroce_qp *qp,
  * responses on the way back but the requester, and one 8 MiB request at
  * a small MTU would flood the receiving host with tens of thousands of
  * packets at once. (Each chunk is an ordinary read request for part of
- * the message, with the PSNs of that part.)
+ * the message, with the PSNs of that part.) It cannot fail the WQE.
  */
-static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
-				    const struct rxe_send_wqe *wqe,
-				    struct sroce_send_state *st, bool *last)
+static enum sroce_req_result
+sroce_req_send_rd_atomic(struct sroce_qp *qp, const struct rxe_send_wqe *wqe,
+			 struct sroce_send_state *st, bool *last)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	const struct sroce_send_window *w = &qp->swin;
@@ -404,7 +424,7 @@ static int sroce_req_send_rd_atomic(struct sroce_qp *qp,
 	else
 		sroce_swin_sent(qp, 1, st->length - w->offset);
 	*last = w->offset == st->length;
-	return IB_WC_SUCCESS;
+	return SROCE_REQ_DONE;
 }
 
 static void sroce_req_advance(struct sroce_qp *qp, struct sroce_send_state *st)
@@ -415,24 +435,33 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_send_state *st)
 		sroce_swin_finish(st, IB_WC_SUCCESS);
 }
 
-/* Sends the next packet (or performs a local operation). */
-static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
-			  struct sroce_send_state *st)
+/*
+ * Sends the next packet (or performs a local operation). A failed step
+ * stores in *@status the completion status the WQE gets.
+ */
+static enum sroce_req_result sroce_req_step(struct sroce_qp *qp,
+					    struct rxe_send_wqe *wqe,
+					    struct sroce_send_state *st,
+					    enum ib_wc_status *status)
 {
+	enum ib_wc_status bind_status;
+	enum sroce_req_result ret;
 	struct sroce_mr *mr;
 	bool last = true;
-	int ret;
 
 	switch (wqe->wr.opcode) {
 	case IB_WR_LOCAL_INV:
 		/* A fast-reg region or a type 2 window of the QP's PD. */
 		if (sroce_key_invalidate(&qp->ib_qp,
 					 wqe->wr.ex.invalidate_rkey, false))
-			return IB_WC_LOC_PROT_ERR;
-		ret = IB_WC_SUCCESS;
+			return sroce_req_fail(status, IB_WC_LOC_PROT_ERR);
+		ret = SROCE_REQ_DONE;
 		break;
 	case IB_WR_BIND_MW:
-		ret = sroce_mw_bind(&qp->ib_qp, &wqe->wr);
+		bind_status = sroce_mw_bind(&qp->ib_qp, &wqe->wr);
+		if (bind_status != IB_WC_SUCCESS)
+			return sroce_req_fail(status, bind_status);
+		ret = SROCE_REQ_DONE;
 		break;
 	case IB_WR_REG_MR:
 		/* The MR must belong to the QP's PD (IBTA 10.6.7.2.4). */
@@ -440,8 +469,8 @@ static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 		if (mr->pd != qp->ib_qp.pd ||
 		    sroce_mr_fast_reg(mr, wqe->wr.wr.reg.key,
 				      wqe->wr.wr.reg.access))
-			return IB_WC_LOC_PROT_ERR;
-		ret = IB_WC_SUCCESS;
+			return sroce_req_fail(status, IB_WC_LOC_PROT_ERR);
+		ret = SROCE_REQ_DONE;
 		break;
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
@@ -450,21 +479,21 @@ static int sroce_req_step(struct sroce_qp *qp, struct rxe_send_wqe *wqe,
 		break;
 	default:
 		if (sroce_qp_is_ud(qp)) {
-			ret = sroce_req_send_ud(qp, wqe, st);
-			if (ret == IB_WC_SUCCESS)
+			ret = sroce_req_send_ud(qp, wqe, st, status);
+			if (ret == SROCE_REQ_DONE)
 				sroce_swin_sent(qp, 1, 0);
 		} else {
-			ret = sroce_req_send_data(qp, wqe, st, &last);
+			ret = sroce_req_send_data(qp, wqe, st, &last, status);
 		}
 		break;
 	}
-	if (ret != IB_WC_SUCCESS)
+	if (ret != SROCE_REQ_DONE)
 		return ret;
 	if (sroce_qp_is_rc(qp) && !qp->req.retry_on)
 		sroce_retx_arm(qp);
 	if (last)
 		sroce_req_advance(qp, st);
-	return IB_WC_SUCCESS;
+	return SROCE_REQ_DONE;
 }
 
 /* RC limits on starting (or continuing) the WQE at the position. */
@@ -504,8 +533,9 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 
 	for (;;) {
 		struct sroce_send_state *st;
+		enum sroce_req_result ret;
 		struct rxe_send_wqe *wqe;
-		int ret;
+		enum ib_wc_status status;
 
 		if (w->idx == w->fetch_idx && !sroce_req_fetch(qp))
 			break;
@@ -531,13 +561,14 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 		}
 		if (!sroce_req_may_send(qp, wqe, st))
 			break;
-		ret = sroce_req_step(qp, wqe, st);
+		ret = sroce_req_step(qp, wqe, st, &status);
 		if (ret == SROCE_REQ_NOMEM) {
+			/* The same step, on the next run. */
 			more = true;
 			break;
 		}
-		if (ret != IB_WC_SUCCESS) {
-			sroce_swin_finish(st, ret);
+		if (ret == SROCE_REQ_FAILED) {
+			sroce_swin_finish(st, status);
 			break;
 		}
 		(*budget)--;
