@@ -475,6 +475,46 @@ static int sroce_mr_locate(struct sroce_mr *mr, const struct sroce_mr_view *v,
 }
 
 /*
+ * A walk over [iova, iova + len) of a region, one piece of a page at a
+ * time. The range is checked once, against one view of the registration,
+ * when the walk starts; the caller holds a region reference throughout
+ * (mr.h), which keeps the pages.
+ */
+struct sroce_mr_walk {
+	struct sroce_mr *mr;
+	struct sroce_mr_view v;
+	u64 iova;
+	u32 left;
+};
+
+/* An empty range is no access at all: it succeeds whatever the region. */
+static int sroce_mr_walk_start(struct sroce_mr_walk *w, struct sroce_mr *mr,
+			       u64 iova, u32 len)
+{
+	w->mr = mr;
+	w->iova = iova;
+	w->left = len;
+	if (!len)
+		return 0;
+	return sroce_mr_view(mr, iova, len, &w->v);
+}
+
+/* The next piece (within one page, at most what is left), and past it. */
+static int sroce_mr_walk_next(struct sroce_mr_walk *w, struct page **page,
+			      u32 *offset, u32 *n)
+{
+	int ret;
+
+	ret = sroce_mr_locate(w->mr, &w->v, w->iova, page, offset, n);
+	if (ret)
+		return ret;
+	*n = min(*n, w->left);
+	w->iova += *n;
+	w->left -= *n;
+	return 0;
+}
+
+/*
  * Walks [iova, iova + len) of the region page piece by page piece, mapped
  * in turn, and hands each piece to @chunk. @writes: the pieces are
  * written to (the data cache is flushed for them).
@@ -484,23 +524,19 @@ static int sroce_mr_for_each_chunk(struct sroce_mr *mr, u64 iova, u32 len,
 				   int (*chunk)(void *va, u32 n, void *ctx),
 				   void *ctx)
 {
-	struct sroce_mr_view v;
+	struct sroce_mr_walk w;
 	struct page *page;
 	u32 offset, n;
 	void *va;
 	int ret;
 
-	if (!len)
-		return 0;
-	ret = sroce_mr_view(mr, iova, len, &v);
+	ret = sroce_mr_walk_start(&w, mr, iova, len);
 	if (ret)
 		return ret;
-
-	while (len) {
-		ret = sroce_mr_locate(mr, &v, iova, &page, &offset, &n);
+	while (w.left) {
+		ret = sroce_mr_walk_next(&w, &page, &offset, &n);
 		if (ret)
 			return ret;
-		n = min(n, len);
 		va = kmap_local_page(page);
 		ret = chunk(va + offset, n, ctx);
 		if (writes)
@@ -508,8 +544,6 @@ static int sroce_mr_for_each_chunk(struct sroce_mr *mr, u64 iova, u32 len,
 		kunmap_local(va);
 		if (ret)
 			return ret;
-		iova += n;
-		len -= n;
 	}
 	return 0;
 }
@@ -576,26 +610,23 @@ int sroce_mr_attach(struct sroce_mr *mr, u64 iova, u32 len,
 		    struct sk_buff *skb, unsigned int max_frags)
 {
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
-	struct sroce_mr_view v;
+	struct sroce_mr_walk w;
 	struct page *page;
 	u32 offset, n;
 	int ret;
 
 	if (mr->kind != SROCE_MR_USER)
 		return -EOPNOTSUPP;
-	if (!len)
-		return 0;
-	ret = sroce_mr_view(mr, iova, len, &v);
-	if (ret)
+	ret = sroce_mr_walk_start(&w, mr, iova, len);
+	/* An empty range attaches nothing and leaves the flags alone. */
+	if (ret || !len)
 		return ret;
-
-	while (len) {
+	while (w.left) {
 		unsigned int i = shinfo->nr_frags;
 
-		ret = sroce_mr_locate(mr, &v, iova, &page, &offset, &n);
+		ret = sroce_mr_walk_next(&w, &page, &offset, &n);
 		if (ret)
 			return ret;
-		n = min(n, len);
 		if (i && skb_can_coalesce(skb, i, page, offset)) {
 			skb_frag_size_add(&shinfo->frags[i - 1], n);
 		} else {
@@ -605,8 +636,6 @@ int sroce_mr_attach(struct sroce_mr *mr, u64 iova, u32 len,
 			skb_fill_page_desc(skb, i, page, offset, n);
 		}
 		skb_len_add(skb, n);
-		iova += n;
-		len -= n;
 	}
 	shinfo->flags |= SKBFL_SHARED_FRAG;
 	return 0;
