@@ -23,8 +23,8 @@
  * Kernel callers (ib_alloc_cq() and friends) pass NULL either way.
  *
  * sroce_create_cq() takes a sroce_create_cq_arg_t pointer, whatever the
- * core hands over, and sroce_create_cq_udata() gives it the udata (NULL
- * for a kernel CQ) as before.
+ * core hands over, and sroce_create_cq_udata() gets the udata out of it
+ * on either kernel (NULL for a kernel CQ).
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 typedef struct uverbs_attr_bundle sroce_create_cq_arg_t;
@@ -45,9 +45,9 @@ sroce_create_cq_udata(sroce_create_cq_arg_t *udata)
 #endif
 
 /*
- * Tracepoints: v6.10 ("tracing/treewide: Remove second parameter of
- * __assign_str()") takes the source of a __string() field
- * from its declaration; before, __assign_str() needs it as well.
+ * Tracepoints: since v6.10 ("tracing/treewide: Remove second parameter
+ * of __assign_str()") __assign_str() takes the source of a __string()
+ * field from its declaration; older kernels want it as a second argument.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 #define sroce_assign_str(dst, src)	__assign_str(dst)

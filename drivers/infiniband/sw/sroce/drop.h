@@ -10,8 +10,9 @@
  * inlined). An out-of-tree module cannot add to enum skb_drop_reason,
  * hence the two levels. Packets that were used go to consume_skb().
  *
- * Counters are not kept here: each site counts what rdma statistic
- * documents for it (stats.c), as before.
+ * Counting is left to each site, which bumps the rdma statistic that
+ * stats.c names for its case: reasons and counters do not map one to one
+ * (some drops count nowhere, and some counters count more than drops).
  */
 #ifndef SROCE_DROP_H
 #define SROCE_DROP_H
