@@ -3,8 +3,9 @@
 #
 # Run unit test binaries and summarise.
 # Usage: run.sh DIR PREFIX TEST... [-- DIR PREFIX TEST...]
-# A binary that dies without reporting (crash, sanitizer abort) counts
-# as one failure named after the binary.
+# A binary that dies without reporting (crash, sanitizer abort), or that
+# exits 0 without a single PASS or FAIL line, counts as one failure named
+# after the binary.
 
 pass=0
 fail=0
@@ -28,6 +29,10 @@ while [ $# -gt 0 ]; do
 			fail=$((fail + 1))
 		elif [ "$rc" -gt 1 ]; then
 			echo "FAIL $prefix$t: exited with status $rc" \
+			     "(see $dir/$t.stderr)"
+			fail=$((fail + 1))
+		elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+			echo "FAIL $prefix$t: reported no result" \
 			     "(see $dir/$t.stderr)"
 			fail=$((fail + 1))
 		fi
