@@ -30,7 +30,7 @@ if [[ ${1:-} == --in-guest ]]; then
 			if [[ $b == old ]]; then SROCE_KO=$AB_OLD; else SROCE_KO=$AB_NEW; fi
 			load_sroce
 			link_add sroce0 veth0
-			SDEV=sroce0 CDEV=sroce0 CNS=() SADDR=192.0.2.1
+			SDEV=sroce0 CDEV=sroce0 CNETNS='' CNS=() SADDR=192.0.2.1
 			SG=$(wait_roce_gid 10 sroce0 192.0.2.1) || fail "no GID"
 			CG=$SG
 			for t in "ib_write_bw 65536 $AB_BW_ITERS BW_average" \

@@ -77,8 +77,7 @@ expect_fail "unreachable 192.0.2.99" "$v4" 192.0.2.99
 # AHs are not among the resources rdma tracks; PDs are, and a PD is freed
 # only after its AHs, so the PD count tells that cleanup ran. On sroce,
 # dealloc_driver warns (and the runner fails the case) if an AH is left.
-count_pds() { run_timeout 30 rdma resource show pd | grep -c "dev $d0 " || true; }
-pds_before=$(count_pds)
+pds_before=$(res_count pd "$d0")
 log "a killed process holding 100 AHs"
 # Started directly, not under run_timeout, so that $! is the process itself.
 holdout=$RESULTS/ah-hold.out
@@ -88,8 +87,7 @@ wait_until 60 "the holder to create its AHs" grep -q "^holding" "$holdout"
 assert_match "$(cat "$holdout")" "holding 100" "holder"
 kill -KILL "$holder"
 wait "$holder" || true
-pds_back() { [[ $(count_pds) == "$pds_before" ]]; }
-wait_until 10 "the holder's PD to go" pds_back
+wait_until 10 "the holder's PD to go" res_count_is pd "$d0" "$pds_before"
 expect_ok "after the kill" "$v4" 192.0.2.2
 
 # rdma link delete while a process holds AHs: uverbs destroys them for the

@@ -14,7 +14,7 @@ load_sroce
 link_add "$d0" veth0
 
 # count_cqs: CQs on $d0 as rdma resource tracking sees them.
-count_cqs() { run_timeout 30 rdma resource show cq | grep -c "dev $d0 " || true; }
+count_cqs() { res_count cq "$d0"; }
 cqs_before=$(count_cqs)
 
 log "cq_basic $d0"
@@ -51,8 +51,7 @@ wait_until 60 "the holder to create its CQs" grep -q "^holding 100$" "$held"
 assert_eq "$(count_cqs)" "$((cqs_before + 100))" "CQs on $d0 while held"
 kill -KILL "$holder"
 wait "$holder" 2>/dev/null || true
-wait_until 30 "the killed process's CQs to go" \
-	bash -c "[[ \$(rdma resource show cq | grep -c 'dev $d0 ' || true) == $cqs_before ]]"
+wait_until 30 "the killed process's CQs to go" res_count_is cq "$d0" "$cqs_before"
 
 unload_sroce
 log "ok"

@@ -25,7 +25,8 @@ run_d() {
 	perftest_pair "$base" 60 "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" \
 		-s 65536 -D "$SECS" || rc=$?
 	((rc == 0)) || { cat "$base-client.txt"; show_counters sroce0 sroce1; fail "$name: exit $rc"; }
-	msgs=$(awk '$1 == 65536 { print $2; exit }' "$base-client.txt")
+	msgs=$(perftest_value "$base-client.txt" '#iterations')
+	msgs=${msgs% }
 	log "$name: ${msgs:-no} messages, $(perftest_value "$base-client.txt" BW_average)"
 	[[ -n $msgs ]] || { cat "$base-client.txt"; fail "$name: no result row"; }
 	((msgs >= MIN_MSGS)) ||

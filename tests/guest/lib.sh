@@ -201,6 +201,13 @@ dev_counters() {
 	echo "${out[*]}"
 }
 
+# res_count KIND DEV: how many objects of KIND (pd, cq, mr, ...) on DEV
+# rdma resource tracking shows, the kernel users' among them.
+res_count() { run_timeout 30 rdma resource show "$1" | grep -c "dev $2 " || true; }
+
+# res_count_is KIND DEV N: res_count KIND DEV is N (for wait_until).
+res_count_is() { [[ $(res_count "$1" "$2") == "$3" ]]; }
+
 # --- address arithmetic --------------------------------------------------------
 
 # ipv6_full ADDR: the sysfs form, e.g. 2001:db8::1 ->
@@ -310,29 +317,6 @@ setup_wire() {
 	wait_until 10 "eth0 carrier" grep -qx 1 /sys/class/net/eth0/carrier
 }
 
-PAIR_PORT=${PAIR_PORT:-18700}
-
-# cm_listening_or_gone PID PORT: PID has exited, or an rdma_cm ID listens
-# on PORT (rdma_cm servers open no TCP socket).
-cm_listening_or_gone() {
-	kill -0 "$1" 2>/dev/null || return 0
-	rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*:$2 "
-}
-
-# listening_or_gone PID PORT: PID has exited, or a socket listens on TCP
-# PORT (read from /proc: no process started).
-listening_or_gone() {
-	local hex f addr st
-	kill -0 "$1" 2>/dev/null || return 0
-	printf -v hex '%04X' "$2"
-	for f in /proc/net/tcp /proc/net/tcp6; do
-		while read -r _ addr _ st _; do
-			[[ ${addr##*:} == "$hex" && $st == 0A ]] && return 0
-		done <"$f"
-	done
-	return 1
-}
-
 # wire_rdma_dev: on a guest of a pair, the wire up (setup_wire), the
 # module loaded and device ${DEVPFX}0 on eth0 as $dev, with the GID index
 # of $MY_IP in $g4; a failure then also shows the device's counters.
@@ -403,26 +387,22 @@ netem_end() {
 # SERVER (A or B) runs `CMD ARGS... -p PORT`, the other guest
 # `CMD ARGS... -p PORT PEER_IP` once the server listens; both guests call
 # pair_run alike, each with its own ARGS (device, GID index), and every call
-# takes the next TCP port. Each side runs under a hard timeout of SECS with
-# its output in $RESULTS/NAME.txt (PAIR_OUT; PAIR_SIDE is "server" or
-# "client"), and is stopped as soon as the peer fails. Fails the case
-# unless CMD exits 0; returns once the peer's side has exited 0 as well.
+# takes the next port (next_port). Each side runs under a hard timeout of
+# SECS (side_start) with its output in $RESULTS/NAME.txt (PAIR_OUT;
+# PAIR_SIDE is "server" or "client"), and is stopped as soon as the peer
+# fails. Fails the case unless CMD exits 0; returns once the peer's side
+# has exited 0 as well.
 # With PAIR_CM set, the server is an rdma_cm one (it listens on an rdma_cm
 # ID, not a TCP socket); with PAIR_PRELOAD set, CMD runs with that library
 # preloaded.
 pair_run() {
-	local name=$1 server=$2 secs=$3 port=$PAIR_PORT pid rc=0 t0=$SECONDS
+	local name=$1 server=$2 secs=$3 port pid rc=0 t0=$SECONDS
 	shift 3
-	PAIR_PORT=$((PAIR_PORT + 1))
+	next_port port
 	PAIR_OUT=$RESULTS/$name.txt
-	local pre=()
-	[[ -n ${PAIR_PRELOAD:-} ]] && pre=(env "LD_PRELOAD=$PAIR_PRELOAD")
-	# Line-buffered: a run killed by its timeout keeps what it printed.
-	local cmd=(timeout -k 5 "$secs" "${pre[@]}" stdbuf -oL -eL "$@" -p "$port")
 	if [[ $ROLE == "$server" ]]; then
 		PAIR_SIDE=server
-		"${cmd[@]}" >"$PAIR_OUT" 2>&1 &
-		pid=$!
+		SIDE_PRELOAD=${PAIR_PRELOAD:-} side_start pid "$PAIR_OUT" "$secs" "" "$@" -p "$port"
 		# Stop waiting if it exits early: its status tells why, below.
 		wait_until 60 "$name: server listening on port $port" \
 			"${PAIR_CM:+cm_}listening_or_gone" "$pid" "$port"
@@ -430,8 +410,7 @@ pair_run() {
 	else
 		PAIR_SIDE=client
 		wait_peer "listening-$name" 120
-		"${cmd[@]}" "$PEER_IP" >"$PAIR_OUT" 2>&1 &
-		pid=$!
+		SIDE_PRELOAD=${PAIR_PRELOAD:-} side_start pid "$PAIR_OUT" "$secs" "" "$@" -p "$port" "$PEER_IP"
 	fi
 	while kill -0 "$pid" 2>/dev/null; do
 		if peer_failed; then
@@ -445,7 +424,7 @@ pair_run() {
 	wait "$pid" || rc=$?
 	if ((rc != 0)); then
 		sed 's/^/  | /' "$PAIR_OUT"
-		((rc == 124 || rc == 137)) && fail "$name: $PAIR_SIDE $1 timed out after ${secs}s"
+		timed_out "$rc" && fail "$name: $PAIR_SIDE $1 timed out after ${secs}s"
 		fail "$name: $PAIR_SIDE $1 exited with status $rc"
 	fi
 	log "$name: $PAIR_SIDE $1 done in $((SECONDS - t0))s"
@@ -453,45 +432,12 @@ pair_run() {
 	wait_peer "done-$name" "$secs"
 }
 
-# perftest_rows FILE: PERFTEST_ROWS=(the rows of the result table perftest
-# printed to FILE, "BYTES ITERS VALUE...", blanks squeezed).
-perftest_rows() {
-	local line in_table='' f=()
-	PERFTEST_ROWS=()
-	while IFS= read -r line; do
-		# perftest's clock warning may land in the middle of a row.
-		line=${line%%Correlation coefficient*}
-		if [[ $line =~ ^[[:space:]]*#bytes ]]; then
-			in_table=1
-		elif [[ -n $in_table && $line =~ ^[[:space:]]*[0-9]+[[:space:]] ]]; then
-			# Numbers only: split on blanks, nothing to glob.
-			# shellcheck disable=SC2206
-			f=($line)
-			PERFTEST_ROWS+=("${f[*]}")
-		fi
-	done <"$1"
-}
-
-# perftest_row_ok ROW SIZE ITERS: ROW (from PERFTEST_ROWS) is for SIZE
-# bytes x ITERS and has a number in every column, or "inf"/"-nan":
-# perftest's clock calibration fails on a loaded guest.
-perftest_row_ok() {
-	local num='([0-9]+(\.[0-9]+)?|-?nan|inf)'
-	[[ $1 =~ ^$2\ $3(\ $num){3,}$ ]]
-}
-
 # pair_has_row NAME SIZE ITERS: this side of pair_run NAME printed a result
-# row for SIZE bytes x ITERS (PAIR_ROW).
+# row for SIZE bytes x ITERS (PAIR_ROW, see perftest_has_row).
 pair_has_row() {
-	local row
-	perftest_rows "$PAIR_OUT"
-	for row in "${PERFTEST_ROWS[@]}"; do
-		if perftest_row_ok "$row" "$2" "$3"; then
-			PAIR_ROW=$row
-			return 0
-		fi
-	done
-	fail "$1 ($PAIR_SIDE): no result row for $2 bytes x $3 in $PAIR_OUT"
+	perftest_has_row "$PAIR_OUT" "$2" "$3" ||
+		fail "$1 ($PAIR_SIDE): no result row for $2 bytes x $3 in $PAIR_OUT"
+	PAIR_ROW=$PERFTEST_ROW
 }
 
 # pair_bw NAME SERVER SECS DEV GID PROG SIZE ITERS [ARGS...]: a perftest
@@ -528,7 +474,7 @@ pair_pingpong() {
 	log "$name: $its"
 }
 
-# --- perftest ------------------------------------------------------------------
+# --- RoCE endpoints in one guest ------------------------------------------------
 
 # roce_gid_index DEV ADDR: index of the RoCE v2 GID of ADDR (IPv4, as
 # ::ffff:a.b.c.d, or IPv6) in DEV's table; empty if there is none.
@@ -554,15 +500,16 @@ wait_roce_gid() {
 # with netdev MTU MTU. sroce: sroce0 on veth0 (192.0.2.1) here, sroce1 on
 # veth1 (192.0.2.2) in namespace "peer". rxe cannot deliver between two of
 # its own devices on one host: rxe0 on veth0 serves both sides. Sets
-# SDEV/SADDR/SG (server device, address, GID index), CDEV/CADDR/CG (client)
-# and CNS (the command prefix that runs in the client's namespace).
+# SDEV/SADDR/SG (server device, address, GID index), CDEV/CADDR/CG (client),
+# CNETNS (the client's network namespace, "" for this one) and CNS (the
+# command prefix that runs in it).
 rdma_pair() {
 	if [[ $SROCE_IMPL == rxe ]]; then
 		make_veth
 		ip link set veth0 mtu "$1"
 		ip link set veth1 mtu "$1"
 		link_add rxe0 veth0
-		SDEV=rxe0 CDEV=rxe0 CNS=() CADDR=192.0.2.1
+		SDEV=rxe0 CDEV=rxe0 CNETNS='' CADDR=192.0.2.1
 	else
 		make_veth_netns
 		ip link set veth0 mtu "$1"
@@ -571,8 +518,11 @@ rdma_pair() {
 		run_timeout 30 ip netns exec peer rdma link add sroce1 type sroce netdev veth1 ||
 			fail "rdma link add sroce1 in namespace peer"
 		wait_until 10 "sroce1" test -e /sys/class/infiniband/sroce1
-		SDEV=sroce0 CDEV=sroce1 CNS=(ip netns exec peer) CADDR=192.0.2.2
+		SDEV=sroce0 CDEV=sroce1 CNETNS=peer CADDR=192.0.2.2
 	fi
+	CNS=()
+	# shellcheck disable=SC2034 # for the cases
+	[[ -z $CNETNS ]] || CNS=(ip netns exec "$CNETNS")
 	SADDR=192.0.2.1
 	SG=$(wait_roce_gid 10 "$SDEV" "$SADDR") || fail "no RoCE v2 GID for $SADDR on $SDEV"
 	CG=$(wait_roce_gid 10 "$CDEV" "$CADDR") || fail "no RoCE v2 GID for $CADDR on $CDEV"
@@ -617,61 +567,229 @@ run_prog() {
 	if ((rc)); then
 		cat "$out"
 		[[ -n ${SDEV:-} ]] && show_counters "$SDEV" "$CDEV"
-		((rc == 124 || rc == 137)) && fail "$name: timed out after ${secs}s"
+		timed_out "$rc" && fail "$name: timed out after ${secs}s"
 		fail "$name: $(grep -m1 '^FAIL' "$out" || echo "exit $rc")"
 	fi
 	grep -q "^$prog all ok" "$out" || { cat "$out"; fail "$name: no '$prog all ok'"; }
 	grep -E '^(\[ *[0-9.]+s\] )?ok|^rxe quirk' "$out" || true
 }
 
+# --- client/server runs ---------------------------------------------------------
+#
+# Programs that run as a server and a client (perftest, ibverbs-utils
+# pingpongs, rping, ...) meet on a port. Every run takes the next one of
+# a single counter (next_port), so that no two runs of a guest boot
+# share a port; the two guests of a pair take theirs in the same order
+# (pair_run), so that both sides of a run get the same one. One launcher
+# runs both sides in this guest (local_run); pair_run runs one side in
+# each guest of a pair. Both start a side with side_start.
+
+NEXT_PORT=${NEXT_PORT:-18600}
+
+# next_port VAR: VAR is the next port of the counter.
+next_port() {
+	printf -v "$1" %d "$NEXT_PORT"
+	NEXT_PORT=$((NEXT_PORT + 1))
+}
+
+# timed_out STATUS: STATUS is that of a command stopped by its timeout
+# (124, or 137 if it had to be killed).
+timed_out() { (($1 == 124 || $1 == 137)); }
+
+# side_start VAR OUT SECS NETNS CMD...: one side of a run, in the
+# background: CMD under a hard timeout of SECS in network namespace NETNS
+# ("": this one), line-buffered (a run killed by its timeout keeps what
+# it printed), its output in OUT; with SIDE_PRELOAD set, with that
+# library preloaded. VAR is its pid: timeout's, a process in NETNS (its
+# child is CMD), so that listening_or_gone sees the sockets there.
+side_start() {
+	local _side_var=$1 _side_out=$2 _side_secs=$3 _side_ns=() _side_pre=()
+	[[ -n $4 ]] && _side_ns=(ip netns exec "$4")
+	[[ -n ${SIDE_PRELOAD:-} ]] && _side_pre=(env "LD_PRELOAD=$SIDE_PRELOAD")
+	shift 4
+	"${_side_ns[@]}" timeout -k 5 "$_side_secs" "${_side_pre[@]}" stdbuf -oL -eL "$@" \
+		>"$_side_out" 2>&1 &
+	printf -v "$_side_var" %d "$!"
+}
+
+# listening_or_gone PID PORT: PID has exited, or a socket of PID's
+# network namespace listens on TCP PORT (read from /proc: no process
+# started).
+listening_or_gone() {
+	local hex f addr st
+	kill -0 "$1" 2>/dev/null || return 0
+	printf -v hex '%04X' "$2"
+	for f in "/proc/$1/net/tcp" "/proc/$1/net/tcp6"; do
+		# PID may exit meanwhile: then its files are gone.
+		{
+			while read -r _ addr _ st _; do
+				[[ ${addr##*:} == "$hex" && $st == 0A ]] && return 0
+			done <"$f"
+		} 2>/dev/null
+	done
+	return 1
+}
+
+# cm_listening_or_gone PID PORT: PID has exited, or an rdma_cm ID listens
+# on PORT (rdma_cm servers open no TCP socket).
+cm_listening_or_gone() {
+	kill -0 "$1" 2>/dev/null || return 0
+	rdma res show cm_id 2>/dev/null | grep -q "state LISTEN .*:$2 "
+}
+
+# local_run BASE SECS PORT SNS CNS: one client/server run with both sides
+# in this guest. SRV (an array) is the server's command line, listening
+# on TCP PORT, CLI the client's. The server runs in network namespace SNS
+# ("": this one) and the client, once the server listens, in CNS; their
+# outputs go to BASE-server.txt and BASE-client.txt (side_start). The
+# client runs under a SECS timeout; the server gets 15 s more to finish
+# after a successful client, 2 s after a failed one (it may be spinning
+# on its completion queue), and is killed then. Returns non-zero if
+# either side failed: 124 if the client timed out, 125 if the server
+# never listened (within 30 s; BASE-client.txt then says so), else the
+# client's status or, if that is 0, the server's (143: it was killed);
+# call it as `local_run ... || rc=$?`. CLIENT_RC and SERVER_RC are the
+# two sides' statuses (CLIENT_RC 125: the client did not run).
+local_run() {
+	local base=$1 secs=$2 port=$3 sns=$4 cns=$5 spid cpid end up
+	CLIENT_RC=0 SERVER_RC=0
+	side_start spid "$base-server.txt" $((secs + 20)) "$sns" "${SRV[@]}"
+	# The server listens once its device and buffers are set up.
+	end=$((SECONDS + 30)) up=0
+	while ((SECONDS < end)); do
+		listening_or_gone "$spid" "$port" && { up=1; break; }
+		nap 0.2
+	done
+	if ((!up)) || ! kill -0 "$spid" 2>/dev/null; then
+		kill "$spid" 2>/dev/null || true
+		wait "$spid" 2>/dev/null || SERVER_RC=$?
+		echo "${SRV[0]} server never listened on port $port:" \
+			"$(perftest_error "$base-server.txt")" >"$base-client.txt"
+		CLIENT_RC=125
+		return 125
+	fi
+
+	side_start cpid "$base-client.txt" "$secs" "$cns" "${CLI[@]}"
+	wait "$cpid" || CLIENT_RC=$?
+	((CLIENT_RC != 137)) || CLIENT_RC=124
+	end=$((SECONDS + (CLIENT_RC == 0 ? 15 : 2)))
+	while kill -0 "$spid" 2>/dev/null && ((SECONDS < end)); do
+		nap 0.2
+	done
+	kill "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || SERVER_RC=$?
+	((CLIENT_RC != 0)) && return "$CLIENT_RC"
+	return "$SERVER_RC"
+}
+
 # local_pingpong PROG NAME ARGS...: an ibverbs-utils pingpong (PROG:
 # ibv_rc_pingpong, ibv_uc_pingpong, ibv_srq_pingpong...) with data checks
 # (-c) between the rdma_pair ends: server on SDEV, client on CDEV, both
-# for $PP_ITERS iterations (default 100) on TCP port $PP_PORT (advanced at
-# each call); both sides must report every iteration.
-PP_PORT=${PP_PORT:-18700}
+# for $PP_ITERS iterations (default 100), the client under a 60 s timeout
+# (local_run); both sides must exit 0 and report every iteration.
 local_pingpong() {
-	local prog=$1 name=$2
+	local prog=$1 name=$2 base=$RESULTS/$2 port iters=${PP_ITERS:-100} rc=0 out srv
+	local SRV CLI
 	shift 2
-	local port=$((PP_PORT++)) iters=${PP_ITERS:-100} srv=$RESULTS/$name-server.txt
-	local out spid crc=0 src=0
-
+	next_port port
 	log "$name: $prog $*"
-	timeout -k 5 60 "$prog" -p "$port" -d "$SDEV" -g "$SG" -n "$iters" \
-		-c "$@" >"$srv" 2>&1 &
-	spid=$!
-	wait_until 30 "$name: server listening on $port" \
-		bash -c "ss -ltn | grep -q ':$port '"
-	out=$("${CNS[@]}" timeout -k 5 60 "$prog" -p "$port" -d "$CDEV" \
-		-g "$CG" -n "$iters" -c "$@" "$SADDR" 2>&1) || crc=$?
-	# A failed client can leave the server waiting for it (then 143).
-	((crc == 0)) || kill "$spid" 2>/dev/null || true
-	wait "$spid" || src=$?
-	echo "$out" >"$RESULTS/$name-client.txt"
-	if ((crc || src)); then
-		echo "---- client (exit $crc)"; echo "$out"
-		echo "---- server (exit $src)"; cat "$srv"; echo
+	SRV=("$prog" -p "$port" -d "$SDEV" -g "$SG" -n "$iters" -c "$@")
+	CLI=("$prog" -p "$port" -d "$CDEV" -g "$CG" -n "$iters" -c "$@" "$SADDR")
+	local_run "$base" 60 "$port" "" "${CNETNS:-}" || rc=$?
+	out=$(<"$base-client.txt") srv=$(<"$base-server.txt")
+	if ((rc)); then
+		echo "---- client (exit $CLIENT_RC)"; echo "$out"
+		echo "---- server (exit $SERVER_RC)"; echo "$srv"; echo
 		show_counters "$SDEV" "$CDEV"
-		((crc == 124 || crc == 137 || src == 124 || src == 137)) &&
-			fail "$name: timed out (client exit $crc, server exit $src)"
-		fail "$name: client exit $crc, server exit $src: $(grep -hm1 -iE 'fail|error|couldn|unable' <<<"$out" || true)"
+		if timed_out "$CLIENT_RC" || timed_out "$SERVER_RC"; then
+			fail "$name: timed out (client exit $CLIENT_RC, server exit $SERVER_RC)"
+		fi
+		fail "$name: client exit $CLIENT_RC, server exit $SERVER_RC: $(grep -hm1 -iE 'fail|error|couldn|unable|never listened' <<<"$out" || true)"
 	fi
 	# -c only prints a mismatch ("invalid data"), it does not fail.
-	assert_no_match "$out$(cat "$srv")" "invalid data" "$name: data check"
+	assert_no_match "$out$srv" "invalid data" "$name: data check"
 	assert_match "$out" "$iters iters in" "$name: client iterations"
-	assert_match "$(cat "$srv")" "$iters iters in" "$name: server iterations"
+	assert_match "$srv" "$iters iters in" "$name: server iterations"
 }
 
-# perftest_has_row FILE SIZE: FILE has a results row for SIZE bytes with
-# its figures ("inf"/"-nan" if perftest's clock calibration failed on a
-# loaded guest: perftest_row_ok).
+# --- perftest ------------------------------------------------------------------
+
+# perftest_rows FILE: the result table perftest printed to FILE, the one
+# parser of it: PERFTEST_ROWS=(its rows, "BYTES ITERS VALUE...", blanks
+# squeezed), PERFTEST_COLS=(its header's column names, without their
+# units and with spaces made "_": #bytes, #iterations, BW_peak,
+# BW_average, MsgRate, t_min, t_typical, t_avg, 99%_percentile, ...),
+# PERFTEST_UNITS=(each column's unit, "" if it has none: MB/sec, usec).
+perftest_rows() {
+	local line in_table='' f=() h u
+	PERFTEST_ROWS=() PERFTEST_COLS=() PERFTEST_UNITS=()
+	while IFS= read -r line; do
+		# perftest's clock warning may land in the middle of a row.
+		line=${line%%Correlation coefficient*}
+		if [[ $line =~ ^[[:space:]]*#bytes ]]; then
+			in_table=1
+			((${#PERFTEST_COLS[@]} == 0)) || continue
+			line=${line//BW /BW_}
+			line=${line//% percentile/%_percentile}
+			read -ra f <<<"$line"
+			for h in "${f[@]}"; do
+				u=
+				[[ $h == *\[*\]* ]] && { u=${h#*\[}; u=${u%%\]*}; }
+				PERFTEST_COLS+=("${h%%\[*}")
+				PERFTEST_UNITS+=("$u")
+			done
+		elif [[ -n $in_table && $line =~ ^[[:space:]]*[0-9]+[[:space:]] ]]; then
+			# Numbers only: split on blanks, nothing to glob.
+			# shellcheck disable=SC2206
+			f=($line)
+			PERFTEST_ROWS+=("${f[*]}")
+		fi
+	done <"$1"
+}
+
+# perftest_row_ok ROW SIZE ITERS: ROW (from PERFTEST_ROWS) is for SIZE
+# bytes x ITERS (EREs) and has a number in every column, or "inf"/"-nan":
+# perftest's clock calibration fails on a loaded guest.
+perftest_row_ok() {
+	local num='([0-9]+(\.[0-9]+)?|-?nan|inf)'
+	[[ $1 =~ ^$2\ $3(\ $num){3,}$ ]]
+}
+
+# perftest_has_row FILE SIZE [ITERS]: FILE has a results row for SIZE
+# bytes (x ITERS; any number of them if not given) with its figures
+# (perftest_row_ok); it is then in PERFTEST_ROW.
 perftest_has_row() {
 	local row
 	perftest_rows "$1"
 	for row in "${PERFTEST_ROWS[@]}"; do
-		perftest_row_ok "$row" "$2" '[0-9]+' && return 0
+		if perftest_row_ok "$row" "$2" "${3:-[0-9]+}"; then
+			PERFTEST_ROW=$row
+			return 0
+		fi
 	done
 	return 1
+}
+
+# perftest_value FILE COLUMN: "VALUE UNIT" from the result table perftest
+# printed to FILE (its first row with a number in COLUMN), e.g.
+# perftest_value x.txt BW_average -> "12.98 MB/sec", perftest_value x.txt
+# t_typical -> "64.87 usec", perftest_value x.txt '#iterations' -> "1000 "
+# (no unit). COLUMN is a name of PERFTEST_COLS. Nothing if there is no
+# such figure.
+perftest_value() {
+	local i idx='' row f=()
+	perftest_rows "$1"
+	for i in "${!PERFTEST_COLS[@]}"; do
+		[[ ${PERFTEST_COLS[i]} == "$2" ]] && { idx=$i; break; }
+	done
+	[[ -n $idx ]] || return 0
+	for row in "${PERFTEST_ROWS[@]}"; do
+		read -ra f <<<"$row"
+		if [[ ${f[idx]:-} =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+			echo "${f[idx]} ${PERFTEST_UNITS[idx]}"
+			return 0
+		fi
+	done
 }
 
 # ibv_wc_status names, for perftest's "Failed status N".
@@ -688,44 +806,80 @@ perftest_why() {
 		head -n 1 || true)
 	st=$(grep -ohE 'Failed status [0-9]+' "$1" | head -n 1 | grep -oE '[0-9]+$' || true)
 	[[ -n $st ]] && msg+="${msg:+, }status $st IBV_WC_${WC_STATUS[st]:-?}"
-	row=$(grep -oE '^ *[0-9]+ +[0-9]+ +[0-9.]+' "$1" | tail -n 1 | awk '{ print $1 }' || true)
-	[[ -n $row ]] && msg+="${msg:+, }after the $row-byte row"
+	perftest_rows "$1"
+	if ((${#PERFTEST_ROWS[@]})); then
+		row=${PERFTEST_ROWS[-1]}
+		msg+="${msg:+, }after the ${row%% *}-byte row"
+	fi
 	[[ -n $msg ]] && echo " ($msg)"
 	return 0
 }
 
+# perftest_error FILE: a one-line reason why a perftest run failed (the
+# first line that looks like an error), for reports.
+perftest_error() {
+	grep -m1 -iE 'fail|error|unable|couldn|not supported|timed out|never listened|correlation' "$1" 2>/dev/null |
+		sed -E 's/^[[:space:]]+//; s/[[:space:]]+/ /g' | cut -c1-70 || true
+}
+
+# perftest_pair BASE SECS SNS SDEV SGID CNS CDEV CGID SADDR PROG [ARGS...]
+#
+# The perftest launcher of one guest: PROG's server on SDEV (GID index
+# SGID) in namespace SNS ("" for the initial one), its client on
+# CDEV/CGID in CNS connecting to SADDR, both with ARGS (and -F), on the
+# next port; run, timed and reported on as local_run says (BASE-server.txt,
+# BASE-client.txt; CLIENT_RC, SERVER_RC; 124: the client timed out, 125:
+# the server never listened). Call it as `perftest_pair ... || rc=$?`.
+#
+# perftest calibrates its cycle counter against gettimeofday when it
+# starts; on a busy host the fit can fail ("Correlation coefficient r^2 <
+# 0.9") and every figure comes out "inf". Such a run is made again, up to
+# PERFTEST_TRIES runs in all (default 2).
+perftest_pair() {
+	local base=$1 secs=$2 sns=$3 sdev=$4 sgid=$5 cns=$6 cdev=$7 cgid=$8 saddr=$9
+	local prog=${10} try rc port SRV CLI
+	shift 10
+	for ((try = 1; ; try++)); do
+		next_port port
+		SRV=("$prog" -d "$sdev" -x "$sgid" -p "$port" -F "$@")
+		CLI=("$prog" -d "$cdev" -x "$cgid" -p "$port" -F "$@" "$saddr")
+		rc=0
+		local_run "$base" "$secs" "$port" "$sns" "$cns" || rc=$?
+		grep -q 'Correlation coefficient' "$base-client.txt" 2>/dev/null || break
+		((try < ${PERFTEST_TRIES:-2})) || break
+		echo "perftest_pair: $(basename "$base"): perftest's clock calibration failed" \
+			"(busy host?); running it again" >&2
+	done
+	return "$rc"
+}
+
 # local_perftest NAME SIZE TOOL ARGS...: perftest TOOL between the
-# rdma_pair ends, server on $SDEV, client on $CDEV, TCP port $LP_PORT
-# (advanced at each call); both must exit 0 within $TOOL_TIMEOUT seconds
-# (default 120) and show the results row for message size SIZE.
-LP_PORT=${LP_PORT:-19000}
+# rdma_pair ends (perftest_pair, one try): server on $SDEV, client on
+# $CDEV; the client must exit 0 within $TOOL_TIMEOUT seconds (default
+# 120), the server right after it, and both must show the results row
+# for message size SIZE (ib_read_lat's and ib_atomic_lat's server: the
+# remote address). Outputs: $RESULTS/NAME-{server,client}.txt.
 local_perftest() {
-	local name=$1 size=$2 tool=$3
+	local name=$1 size=$2 tool=$3 base=$RESULTS/$1 rc=0 t0=$SECONDS
 	shift 3
-	local port=$((LP_PORT++)) tmo=${TOOL_TIMEOUT:-120} srv=$RESULTS/$name-server.txt cli=$RESULTS/$name-client.txt
-	local spid src=0 crc=0 t0=$SECONDS
+	local tmo=${TOOL_TIMEOUT:-120} srv=$base-server.txt cli=$base-client.txt
 
 	log "$name: $tool $*"
-	# Line-buffered: a run that is killed still shows how far it got.
-	timeout -k 5 "$tmo" stdbuf -oL -eL "$tool" -d "$SDEV" -x "$SG" -F \
-		-p "$port" "$@" >"$srv" 2>&1 &
-	spid=$!
-	wait_until 30 "$name: server listening on $port" \
-		bash -c "ss -ltn | grep -q ':$port '"
-	"${CNS[@]}" timeout -k 5 "$tmo" stdbuf -oL -eL "$tool" -d "$CDEV" -x "$CG" -F \
-		-p "$port" "$@" "$SADDR" >"$cli" 2>&1 || crc=$?
-	# A failed client can leave the server waiting for it (then 143).
-	((crc == 0)) || kill "$spid" 2>/dev/null || true
-	wait "$spid" || src=$?
-	if ((crc || src)); then
+	PERFTEST_TRIES=1 perftest_pair "$base" "$tmo" "" "$SDEV" "$SG" "${CNETNS:-}" \
+		"$CDEV" "$CG" "$SADDR" "$tool" "$@" || rc=$?
+	if ((rc)); then
 		# perftest may die mid-line: end each with a newline, so that
 		# the FAIL line starts one.
-		echo "---- $name client (exit $crc)"; tail -n 30 "$cli"; echo
-		echo "---- $name server (exit $src)"; tail -n 30 "$srv"; echo
+		echo "---- $name client (exit $CLIENT_RC)"; tail -n 30 "$cli"; echo
+		echo "---- $name server (exit $SERVER_RC)"; tail -n 30 "$srv"; echo
 		show_counters "$SDEV" "$CDEV"
-		((crc == 124 || crc == 137 || src == 124 || src == 137)) &&
-			fail "$name: timed out after ${tmo}s (client $crc, server $src)"
-		fail "$name: client exit $crc$(perftest_why "$cli"), server exit $src$(perftest_why "$srv")"
+		((rc == 125)) && fail "$name: the server never listened$(perftest_why "$srv")"
+		if timed_out "$CLIENT_RC" || timed_out "$SERVER_RC"; then
+			fail "$name: timed out after ${tmo}s (client $CLIENT_RC, server $SERVER_RC)"
+		fi
+		((SERVER_RC == 143 && CLIENT_RC == 0)) &&
+			fail "$name: the server was still running 15 s after the client (killed)"
+		fail "$name: client exit $CLIENT_RC$(perftest_why "$cli"), server exit $SERVER_RC$(perftest_why "$srv")"
 	fi
 	perftest_has_row "$cli" "$size" ||
 		{ cat "$cli"; echo; fail "$name: client shows no $size-byte row"; }
@@ -740,111 +894,86 @@ local_perftest() {
 	log "$name: ok in $((SECONDS - t0))s"
 }
 
-PERFTEST_PORT=${PERFTEST_PORT:-18600}
+# --- forged packets ----------------------------------------------------------------
+#
+# The trust cases (rx-not-peer, rx-not-peer-wire) forge RoCE packets, as
+# an ordinary user with an ordinary UDP socket (tests/guest/progs/
+# roce_forge), for the QPs of a victim program (peer_victim, wire_victim).
+# The victim names each QP on a line "WORD NAME qpn=QPN psn=PSN va=VA
+# rkey=RKEY": its number, the PSN it expects next, the address and rkey of
+# its buffer open to remote writes. QP names end in 4 (IPv4) or 6 (IPv6);
+# uc* and ctl6 are UC QPs, the others RC; ctl4 and ctl6 are the controls,
+# whose peer's address the forger may use.
 
-# perftest_pair BASE SECS SNS SDEV SGID CNS CDEV CGID SADDR PROG [ARGS...]
-#
-# One perftest run: PROG's server on SDEV (GID index SGID) in namespace SNS
-# ("" for the initial one), its client on CDEV/CGID in CNS connecting to
-# SADDR, both with ARGS (and -F). The client runs under a SECS timeout;
-# the server gets 15 s more to finish after a successful client, 2 s after
-# a failed one (it may be spinning on its completion queue), and is killed
-# then. Their outputs (line-buffered, so a killed run keeps what it said)
-# go to BASE-server.txt and BASE-client.txt. Returns non-zero if either
-# side failed (124: the client timed out, 125: the server never listened);
-# call it as `perftest_pair ... || rc=$?`.
-#
-# perftest calibrates its cycle counter against gettimeofday when it
-# starts; on a busy host the fit can fail ("Correlation coefficient r^2 <
-# 0.9") and every figure comes out "inf". Such a run is made again, once.
-perftest_pair() {
-	local try rc
-	for try in 1 2; do
-		rc=0
-		perftest_pair_once "$@" || rc=$?
-		grep -q 'Correlation coefficient' "$1-client.txt" 2>/dev/null || break
-		((try < 2)) || break
-		echo "perftest_pair: $(basename "$1"): perftest's clock calibration failed" \
-			"(busy host?); running it again" >&2
-	done
-	return "$rc"
+FORGE_COUNT=17				# the expected PSN and the 16 after it
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+FORGED=0				# packets forge_packets sent
+
+# victim_qps WORD FILE WHOSE: QPN, PSN, VA and RKEY (associative arrays,
+# by QP name) from FILE's WORD lines; logs each QP as WHOSE.
+victim_qps() {
+	local word name qpn psn va rkey
+	declare -gA QPN=() PSN=() VA=() RKEY=()
+	while read -r word name qpn psn va rkey; do
+		[[ $word == "$1" ]] || continue
+		QPN[$name]=${qpn#qpn=} PSN[$name]=${psn#psn=}
+		VA[$name]=${va#va=} RKEY[$name]=${rkey#rkey=}
+		log "$3 $name: QPN ${QPN[$name]}, expected PSN ${PSN[$name]}"
+	done <"$2"
 }
 
-perftest_pair_once() {
-	local base=$1 secs=$2 sns=$3 sdev=$4 sgid=$5 cns=$6 cdev=$7 cgid=$8 saddr=$9
-	shift 9
-	local prog=$1 port=$PERFTEST_PORT spid end rc=0 src=0
-	shift
-	PERFTEST_PORT=$((PERFTEST_PORT + 1))
-	local sx=() cx=()
-	[[ -n $sns ]] && sx=(ip netns exec "$sns")
-	[[ -n $cns ]] && cx=(ip netns exec "$cns")
+# forge_run NETNS WHAT COUNT LINE...: the roce_forge command LINEs (no
+# blanks in any of their words) in one shell, as nobody in network
+# namespace NETNS ("": this one): every process costs a loaded guest.
+# Fails, naming WHAT, unless each printed "sent COUNT".
+forge_run() {
+	local what=$2 count=$3 ns=() out
+	[[ -n $1 ]] && ns=(ip netns exec "$1")
+	shift 3
+	out=$(printf '%s\n' "$@" | run_timeout 30 "${ns[@]}" "${NOBODY[@]}" bash -e 2>&1) ||
+		{ echo "$out"; fail "roce_forge $what failed"; }
+	[[ $(grep -cx "sent $count" <<<"$out") == "$#" ]] ||
+		{ echo "$out"; fail "roce_forge $what: not $# times 'sent $count'"; }
+}
 
-	timeout -k 5 $((secs + 20)) "${sx[@]}" stdbuf -oL -eL \
-		"$prog" -d "$sdev" -x "$sgid" -p "$port" -F "$@" >"$base-server.txt" 2>&1 &
-	spid=$!
-	# The server listens once its device and buffers are set up.
-	end=$((SECONDS + 30))
-	until "${sx[@]}" ss -ltnH "sport = :$port" 2>/dev/null | grep -q .; do
-		if ! kill -0 "$spid" 2>/dev/null || ((SECONDS >= end)); then
-			kill "$spid" 2>/dev/null || true
-			wait "$spid" 2>/dev/null || true
-			echo "$prog server on $sdev never listened on $port:" \
-				"$(perftest_error "$base-server.txt")" >"$base-client.txt"
-			return 125
+# forge_packets NETNS SRC4 SRC6 DST4 DST6 NAME...: for each victim QP NAME
+# (victim_qps), FORGE_COUNT SENDs and as many RDMA WRITEs into its buffer
+# from its expected PSN on, from SRC4 to DST4 for the IPv4 ones, from
+# SRC6 to DST6 for the IPv6 ones (forge_run). Adds them to FORGED.
+forge_packets() {
+	local netns=$1 src4=$2 src6=$3 dst4=$4 dst6=$5 name src dst six uc cmd cmds=() what
+	shift 5
+	for name in "$@"; do
+		if [[ $name == *6 ]]; then
+			src=$src6 dst=$dst6 six=-6
+		else
+			src=$src4 dst=$dst4 six=
 		fi
-		sleep 0.2
+		uc=
+		[[ $name == uc* ]] && uc=--uc
+		cmd="$PROGS/roce_forge $six --src $src --dst $dst --qpn ${QPN[$name]}"
+		cmd+=" --psn ${PSN[$name]} --count $FORGE_COUNT $uc"
+		cmds+=("$cmd --op send")
+		cmds+=("$cmd --op write --rkey ${RKEY[$name]} --va ${VA[$name]}")
 	done
-
-	timeout -k 5 "$secs" "${cx[@]}" stdbuf -oL -eL \
-		"$prog" -d "$cdev" -x "$cgid" -p "$port" -F "$@" "$saddr" >"$base-client.txt" 2>&1 ||
-		rc=$?
-	((rc == 137)) && rc=124
-	end=$((SECONDS + (rc == 0 ? 15 : 2)))
-	while kill -0 "$spid" 2>/dev/null && ((SECONDS < end)); do
-		sleep 0.2
-	done
-	kill "$spid" 2>/dev/null || true
-	wait "$spid" 2>/dev/null || src=$?
-	((rc != 0)) && return "$rc"
-	return "$src"
+	what="from $src4 and $src6${netns:+ (namespace $netns)}"
+	forge_run "$netns" "$what" "$FORGE_COUNT" "${cmds[@]}"
+	FORGED=$((FORGED + ${#cmds[@]} * FORGE_COUNT))
+	log "forged $((${#cmds[@]} * FORGE_COUNT)) packets $what"
 }
 
-# perftest_value FILE COLUMN: "VALUE UNIT" from the result table perftest
-# printed to FILE, e.g. perftest_value x.txt BW_average -> "12.98 MB/sec",
-# perftest_value x.txt t_typical -> "64.87 usec". COLUMN is the header
-# name without its unit, spaces made "_" (BW_peak, BW_average, t_min,
-# t_typical, t_avg, 99%_percentile, ...). Nothing if there is no table.
-perftest_value() {
-	awk -v col="$2" '
-	/^[ \t]*#bytes/ {
-		line = $0
-		gsub(/BW /, "BW_", line)
-		gsub(/% percentile/, "%_percentile", line)
-		n = split(line, h, /[ \t]+/)
-		idx = 0; k = 0
-		for (i = 1; i <= n; i++) {
-			if (h[i] == "") continue
-			k++
-			name = h[i]; sub(/\[.*/, "", name)
-			if (name == col) {
-				idx = k
-				unit = h[i]
-				if (unit ~ /\[/) { sub(/^[^[]*\[/, "", unit); sub(/\].*$/, "", unit) }
-				else unit = ""
-			}
-		}
-		next
-	}
-	idx && $1 ~ /^[0-9]+$/ && $idx ~ /^[0-9]+(\.[0-9]+)?$/ {
-		print $idx, unit
-		exit
-	}' "$1"
-}
-
-# perftest_error FILE: a one-line reason why a perftest run failed (the
-# first line that looks like an error), for reports.
-perftest_error() {
-	grep -m1 -iE 'fail|error|unable|couldn|not supported|timed out|never listened|correlation' "$1" 2>/dev/null |
-		sed -E 's/^[[:space:]]+//; s/[[:space:]]+/ /g' | cut -c1-70 || true
+# forge_controls NETNS SRC4 SRC6 DST4 DST6: for the victim's controls,
+# from the addresses their QPs are connected to (ctl4: SRC4 to DST4, RC;
+# ctl6: SRC6 to DST6, UC), one SEND at the expected PSN and one RDMA
+# WRITE at the next (forge_run); these must be taken.
+forge_controls() {
+	local forger=$PROGS/roce_forge c4 c6 next4 next6
+	c4="$forger --src $2 --dst $4 --qpn ${QPN[ctl4]}"
+	c6="$forger -6 --src $3 --dst $5 --qpn ${QPN[ctl6]} --uc"
+	next4=$(((PSN[ctl4] + 1) & 0xffffff)) next6=$(((PSN[ctl6] + 1) & 0xffffff))
+	forge_run "$1" "for the controls" 1 \
+		"$c4 --psn ${PSN[ctl4]} --op send" \
+		"$c4 --psn $next4 --op write --rkey ${RKEY[ctl4]} --va ${VA[ctl4]}" \
+		"$c6 --psn ${PSN[ctl6]} --op send" \
+		"$c6 --psn $next6 --op write --rkey ${RKEY[ctl6]} --va ${VA[ctl6]}"
 }

@@ -25,7 +25,7 @@ mr_basic() {
 
 # count_mrs: MRs on $d0 in rdma resource tracking. Kernel consumers' DMA
 # MRs are not tracked there, so user MRs are all it shows.
-count_mrs() { run_timeout 30 rdma resource show mr | grep -c "dev $d0 " || true; }
+count_mrs() { res_count mr "$d0"; }
 mem_available_kib() { awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo; }
 
 # A few hugepages, for the hugetlb-backed registrations.
@@ -69,7 +69,7 @@ assert_eq "$(count_mrs)" "$((mrs_before + 1))" "MRs while holding"
 avail_holding=$(mem_available_kib)
 kill -9 "$pid"
 wait "$holder" 2>/dev/null || true
-wait_until 10 "the MR to go away" bash -c "[[ \$(rdma resource show mr | grep -c 'dev $d0 ') == $mrs_before ]]"
+wait_until 10 "the MR to go away" res_count_is mr "$d0" "$mrs_before"
 avail_after=$(mem_available_kib)
 log "MemAvailable KiB: before $avail_before holding $avail_holding after $avail_after"
 ((avail_before - avail_holding > 200 * 1024)) ||

@@ -13,7 +13,7 @@ load_sroce
 link_add "$d0" veth0
 
 # count_pds: PDs on $d0 as rdma resource tracking sees them.
-count_pds() { run_timeout 30 rdma resource show pd | grep -c "dev $d0 " || true; }
+count_pds() { res_count pd "$d0"; }
 pds_before=$(count_pds)
 
 log "pd_alloc $d0 1000"

@@ -41,17 +41,15 @@ progressed() { grep -q '#bytes' "$1" 2>/dev/null; }
 # kill_round NAME VICTIM TOOL ARGS...: TOOL between the pair for 30 s;
 # VICTIM (server or client) is killed 2 s into the transfer.
 kill_round() {
-	local name=$1 victim=$2 tool=$3 port=$((19000 + RANDOM % 500)) spid cpid vpid spid_rc=0
+	local name=$1 victim=$2 tool=$3 port spid cpid vpid spid_rc=0
 	shift 3
 	local sout=$RESULTS/$name-server.txt cout=$RESULTS/$name-client.txt
+	next_port port
 	log "$name: $tool $*, killing the $victim mid-transfer"
-	timeout -k 5 60 stdbuf -oL "$tool" -d "$SDEV" -x "$SG" -F -p "$port" -D 30 "$@" \
-		>"$sout" 2>&1 &
-	spid=$!
+	side_start spid "$sout" 60 "" "$tool" -d "$SDEV" -x "$SG" -F -p "$port" -D 30 "$@"
 	wait_until 30 "$name: server listening" listening_or_gone "$spid" "$port"
-	"${CNS[@]}" timeout -k 5 60 stdbuf -oL "$tool" -d "$CDEV" -x "$CG" -F -p "$port" \
-		-D 30 "$@" "$SADDR" >"$cout" 2>&1 &
-	cpid=$!
+	side_start cpid "$cout" 60 "$CNETNS" "$tool" -d "$CDEV" -x "$CG" -F -p "$port" \
+		-D 30 "$@" "$SADDR"
 	wait_until 30 "$name: transfer started" progressed "$cout"
 	sleep 2
 	if [[ $victim == server ]]; then vpid=$spid; else vpid=$cpid; fi
@@ -122,7 +120,6 @@ if [[ $SROCE_IMPL != rxe ]]; then
 fi
 
 # Nothing is stuck: a normal run between the same devices.
-LP_PORT=19600
 local_perftest after-kills 65536 ib_write_bw -s 65536 -n 200
 show_counters "$SDEV" "$CDEV"
 rdma_pair_done

@@ -54,10 +54,8 @@ SADDR6=2001:db8::1
 DEVS=("$SDEV")
 [[ $CDEV == "$SDEV" ]] || DEVS+=("$CDEV")
 
-# rdma_cm's TCP port space is its own, not the IP stack's; a random base
-# all the same, each run takes the next port. (udaddy always uses 7174.)
-PORT=$((20000 + RANDOM % 500 * 20))
-next_port() { PORT=$((PORT + 1)); }
+# rdma_cm's TCP port space is its own, not the IP stack's; each run takes
+# the next port all the same (next_port PORT). udaddy always uses 7174.
 
 # rx_total: packets received by the pair's devices, all together.
 rx_total() {
@@ -102,13 +100,12 @@ cm_fail() {
 # (SRV_OUT, CLI_OUT); the server gets 20 s to finish after the client.
 # Fails unless both exit 0.
 cm_pair() {
-	local name=$1 spid crc=0 src=0 t0=$SECONDS end
+	local name=$1 spid cpid crc=0 src=0 t0=$SECONDS end
 	shift
 	SRV_OUT=$RESULTS/$name-server.txt CLI_OUT=$RESULTS/$name-client.txt
 	: >"$CLI_OUT"
 	log "$name: ${SRV[*]}  <-  ${CLI[*]}"
-	timeout -k 5 60 stdbuf -oL -eL "${SRV[@]}" >"$SRV_OUT" 2>&1 &
-	spid=$!
+	side_start spid "$SRV_OUT" 60 "" "${SRV[@]}"
 	end=$((SECONDS + 30))
 	until "$@" "$spid" "$SRV_OUT"; do
 		((SECONDS < end)) || cm_fail "$name" "server not ready after 30 s ($*)"
@@ -119,7 +116,8 @@ cm_pair() {
 		cm_fail "$name" "server exited (status $src) before the client started"
 	fi
 	IDS_AT_EXIT=
-	"${CNS[@]}" timeout -k 5 60 stdbuf -oL -eL "${CLI[@]}" >"$CLI_OUT" 2>&1 || crc=$?
+	side_start cpid "$CLI_OUT" 60 "$CNETNS" "${CLI[@]}"
+	wait "$cpid" || crc=$?
 	# Which IDs listened when it failed, before the server is stopped.
 	((crc == 0)) || IDS_AT_EXIT=$(rdma res show cm_id 2>&1) || true
 	# A failed client can leave the server waiting for it.
@@ -130,7 +128,7 @@ cm_pair() {
 	kill "$spid" 2>/dev/null || true
 	wait "$spid" || src=$?
 	if ((crc || src)); then
-		((crc == 124 || crc == 137)) && cm_fail "$name" "client timed out (server exit $src)"
+		timed_out "$crc" && cm_fail "$name" "client timed out (server exit $src)"
 		((src == 143)) && cm_fail "$name" "client exit $crc, server still running (killed)"
 		cm_fail "$name" "client exit $crc, server exit $src"
 	fi
@@ -190,7 +188,7 @@ check_rping() {
 # rping_run NAME ADDR SIZE COUNT
 rping_run() {
 	local name=$1 addr=$2 size=$3 count=$4
-	next_port
+	next_port PORT
 	SRV=(rping -s -a "$addr" -p "$PORT" -S "$size" -v -V)
 	CLI=(rping -c -a "$addr" -p "$PORT" -S "$size" -C "$count" -v -V)
 	cm_pair "$name" cm_listening "$PORT"
@@ -206,7 +204,7 @@ rping_run rping-ipv6 "$SADDR6" 100 20
 # --- ucmatose, udaddy: RC and UD set up by rdma_cm ----------------------------
 
 rx0=$(rx_total)
-next_port
+next_port PORT
 SRV=(ucmatose -b "$SADDR" -p "$PORT" -c 4 -C 20)
 CLI=(ucmatose -s "$SADDR" -p "$PORT" -c 4 -C 20)
 cm_pair ucmatose cm_listening "$PORT"
@@ -253,7 +251,7 @@ assert_no_match "$(ip maddr show dev veth0)" "inet +$GROUP" "veth0 still in $GRO
 
 # --- rsockets, rdma_create_ep -------------------------------------------------
 
-next_port
+next_port PORT
 # A custom run (-S, -C): 20 transfers of 64 KiB each way, verified.
 SRV=(rstream -b "$SADDR" -p "$PORT" -S 65536 -C 20 -T v)
 CLI=(rstream -s "$SADDR" -p "$PORT" -S 65536 -C 20 -T v)
@@ -265,7 +263,7 @@ for f in "$CLI_OUT" "$SRV_OUT"; do
 	fi
 done
 
-next_port
+next_port PORT
 SRV=(rdma_server -s "$SADDR" -p "$PORT")
 CLI=(rdma_client -s "$SADDR" -p "$PORT")
 cm_pair rdma_server cm_listening "$PORT"
@@ -287,7 +285,7 @@ cm_perftest() {
 	local name=$1 size=$2 col=$3 tool=$4 try v
 	shift 4
 	for try in 1 2; do
-		next_port
+		next_port PORT
 		SRV=("$tool" -R -d "$SDEV" -F -p "$PORT" -s "$size" "$@")
 		CLI=("$tool" -R -d "$CDEV" -F -p "$PORT" -s "$size" "$@" "$SADDR")
 		if ((try == 2)); then

@@ -34,9 +34,6 @@
 # peer's address, are taken (one SEND, one WRITE each).
 . "$(dirname "$0")/lib.sh"
 
-FORGE_COUNT=17				# A's expected PSN and the 16 after it
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-
 make_veth_netns
 ip addr add 192.0.2.3/24 dev veth0
 ip -6 addr add 2001:db8::3/64 dev veth0 nodad
@@ -75,7 +72,7 @@ vpid=$!
 
 victim_failed() {	# RC
 	cat "$vout"
-	(($1 == 124 || $1 == 137)) && fail "peer_victim timed out"
+	timed_out "$1" && fail "peer_victim timed out"
 	fail "peer_victim: $(grep -m1 '^FAIL' "$vout" || echo "exit $1")"
 }
 
@@ -88,54 +85,21 @@ victim_ready() {
 }
 wait_until 30 "peer_victim ready" victim_ready
 
-declare -A QPN PSN VA RKEY
-while read -r word name qpn psn va rkey; do
-	[[ $word == victim ]] || continue
-	QPN[$name]=${qpn#qpn=} PSN[$name]=${psn#psn=}
-	VA[$name]=${va#va=} RKEY[$name]=${rkey#rkey=}
-	log "victim $name: QPN ${QPN[$name]}, expected PSN ${PSN[$name]}"
-done <"$vout"
+victim_qps victim "$vout" victim
 ((${#QPN[@]} == 6)) || { cat "$vout"; fail "peer_victim named ${#QPN[@]} QPs, not 6"; }
 
-# forge WHERE SRC4 SRC6: as nobody, from SRC4 and SRC6 to 192.0.2.1 and
-# 2001:db8::1, for every victim FORGE_COUNT SENDs and as many WRITEs; in
-# namespace peer if WHERE is "peer", here if it is "here". Adds them to
-# FORGED.
-FORGED=0
-forge() {
-	local where=$1 name src dst six uc cmd cmds=() out ns=()
-	[[ $where == peer ]] && ns=(ip netns exec peer)
-	for name in rc4 uc4 rc6 uc6; do
-		if [[ $name == *6 ]]; then
-			src=$3 dst=2001:db8::1 six=-6
-		else
-			src=$2 dst=192.0.2.1 six=
-		fi
-		uc=
-		[[ $name == uc* ]] && uc=--uc
-		# A shell line each (no blanks in any of the words).
-		cmd="$PROGS/roce_forge $six --src $src --dst $dst --qpn ${QPN[$name]}"
-		cmd+=" --psn ${PSN[$name]} --count $FORGE_COUNT $uc"
-		cmds+=("$cmd --op send")
-		cmds+=("$cmd --op write --rkey ${RKEY[$name]} --va ${VA[$name]}")
-	done
-	# One shell runs them all: every process costs a loaded guest.
-	out=$(printf '%s\n' "${cmds[@]}" |
-		run_timeout 30 "${ns[@]}" "${NOBODY[@]}" bash -e 2>&1) ||
-		{ echo "$out"; fail "roce_forge from $2 and $3 ($where) failed"; }
-	[[ $(grep -cx "sent $FORGE_COUNT" <<<"$out") == 8 ]] ||
-		{ echo "$out"; fail "roce_forge from $2 and $3: not 8 times 'sent $FORGE_COUNT'"; }
-	FORGED=$((FORGED + 8 * FORGE_COUNT))
-	log "forged $((8 * FORGE_COUNT)) packets from $2 and $3 ($where)"
-}
+# forge NETNS SRC4 SRC6: from SRC4 and SRC6 to 192.0.2.1 and
+# 2001:db8::1, in network namespace NETNS ("": here), for every victim
+# FORGE_COUNT SENDs and as many WRITEs (forge_packets).
+forge() { forge_packets "$1" "$2" "$3" 192.0.2.1 2001:db8::1 rc4 uc4 rc6 uc6; }
 
 log "(a) this host, from a second local address"
-forge here 192.0.2.3 2001:db8::3
+forge "" 192.0.2.3 2001:db8::3
 log "(b) namespace peer, across the veth"
 forge peer 192.0.2.2 2001:db8::2
 if [[ $SROCE_IMPL == sroce ]]; then
 	log "(c) this host, from the peer's own address"
-	forge here 192.0.2.1 2001:db8::1
+	forge "" 192.0.2.1 2001:db8::1
 else
 	log "(c) skipped on $SROCE_IMPL: a packet on the loopback device reaches no rxe device"
 fi
@@ -156,7 +120,7 @@ if [[ $SROCE_IMPL == sroce ]]; then
 		"${args[@]}" >"$iout" 2>&1 || rc=$?
 	if ((rc)); then
 		cat "$iout"
-		((rc == 124 || rc == 137)) && fail "qp_impostor timed out"
+		timed_out "$rc" && fail "qp_impostor timed out"
 		fail "qp_impostor: $(grep -m1 '^FAIL' "$iout" || echo "exit $rc")"
 	fi
 	grep '^sent [a-z]' "$iout"
@@ -177,19 +141,7 @@ fi
 # The controls: from the address their QPs are connected to, one SEND at
 # the expected PSN, one WRITE at the next.
 log "controls: from namespace peer to the QPs connected to it"
-forger=$PROGS/roce_forge
-c4=(--src 192.0.2.2 --dst 192.0.2.1 --qpn "${QPN[ctl4]}")
-c6=(-6 --src 2001:db8::2 --dst 2001:db8::1 --qpn "${QPN[ctl6]}" --uc)
-next4=$(((PSN[ctl4] + 1) & 0xffffff)) next6=$(((PSN[ctl6] + 1) & 0xffffff))
-out=$(run_timeout 30 ip netns exec peer "${NOBODY[@]}" bash -e <<EOF 2>&1
-$forger ${c4[*]} --psn ${PSN[ctl4]} --op send
-$forger ${c4[*]} --psn $next4 --op write --rkey ${RKEY[ctl4]} --va ${VA[ctl4]}
-$forger ${c6[*]} --psn ${PSN[ctl6]} --op send
-$forger ${c6[*]} --psn $next6 --op write --rkey ${RKEY[ctl6]} --va ${VA[ctl6]}
-EOF
-) || { echo "$out"; fail "roce_forge for the controls failed"; }
-[[ $(grep -cx "sent 1" <<<"$out") == 4 ]] ||
-	{ echo "$out"; fail "roce_forge for the controls: not 4 times 'sent 1'"; }
+forge_controls peer 192.0.2.2 2001:db8::2 192.0.2.1 2001:db8::1
 
 echo go >&"$vin"
 rc=0

@@ -18,26 +18,28 @@ gid_index() {		# DEV ADDR
 }
 
 # pingpong NAME SERVER_NS SERVER_DEV CLIENT_NS CLIENT_DEV SERVER_ADDR GID_ADDR_S GID_ADDR_C [ARGS]
+# ibv_ud_pingpong -c, 200 times 512 bytes (local_run; outputs in
+# $RESULTS/NAME-{server,client}.txt); both sides must report every
+# iteration.
 pingpong() {
 	local name=$1 sns=$2 sdev=$3 cns=$4 cdev=$5 saddr=$6 sgidaddr=$7 cgidaddr=$8
 	shift 8
-	local sg cg port=$((18000 + RANDOM % 1000)) out
+	local sg cg port rc=0 base=$RESULTS/$name out srv SRV CLI
 	# RDMA devices are visible from every namespace (shared mode).
 	sg=$(gid_index "$sdev" "$sgidaddr")
 	cg=$(gid_index "$cdev" "$cgidaddr")
 	[[ -n $sg && -n $cg ]] || fail "$name: no GID index ($sdev: '$sg', $cdev: '$cg')"
 	log "$name: $sdev (gid $sg) <- $cdev (gid $cg) $*"
-	${sns:+ip netns exec $sns} timeout -k 5 60 ibv_ud_pingpong -p "$port" -d "$sdev" \
-		-g "$sg" -s 512 -n 200 -c "$@" >"$RESULTS/$name-server.txt" 2>&1 &
-	local spid=$!
-	wait_until 30 "$name: server listening on $port" \
-		bash -c "${sns:+ip netns exec $sns} ss -ltn | grep -q ':$port '"
-	out=$(${cns:+ip netns exec $cns} timeout -k 5 60 ibv_ud_pingpong -p "$port" -d "$cdev" \
-		-g "$cg" -s 512 -n 200 -c "$@" "$saddr" 2>&1) ||
-		{ echo "$out"; cat "$RESULTS/$name-server.txt"; fail "$name: client failed"; }
-	wait "$spid" || { cat "$RESULTS/$name-server.txt"; fail "$name: server failed"; }
+	next_port port
+	# shellcheck disable=SC2034 # local_run's
+	SRV=(ibv_ud_pingpong -p "$port" -d "$sdev" -g "$sg" -s 512 -n 200 -c "$@")
+	# shellcheck disable=SC2034
+	CLI=(ibv_ud_pingpong -p "$port" -d "$cdev" -g "$cg" -s 512 -n 200 -c "$@" "$saddr")
+	local_run "$base" 60 "$port" "$sns" "$cns" || rc=$?
+	out=$(<"$base-client.txt") srv=$(<"$base-server.txt")
+	((rc == 0)) || { echo "$out"; echo "$srv"; fail "$name: client exit $CLIENT_RC, server exit $SERVER_RC"; }
 	assert_match "$out" "200 iters in" "$name: client iterations"
-	assert_match "$(cat "$RESULTS/$name-server.txt")" "200 iters in" "$name: server iterations"
+	assert_match "$srv" "200 iters in" "$name: server iterations"
 }
 
 load_sroce

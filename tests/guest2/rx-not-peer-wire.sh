@@ -25,8 +25,6 @@
 
 [[ ${1:-} == "$ROLE" ]] || fail "role argument '${1:-}' does not match ROLE=$ROLE"
 
-FORGE_COUNT=17				# A's expected PSN and the 16 after it
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 SECOND_IP=192.0.2.3 SECOND_IP6=2001:db8::3
 
 wire_rdma_dev
@@ -54,7 +52,7 @@ on_failure() {
 }
 
 victim_failed() {	# RC
-	(($1 == 124 || $1 == 137)) && fail "wire_victim timed out"
+	timed_out "$1" && fail "wire_victim timed out"
 	fail "wire_victim: $(grep -m1 '^FAIL' "$vout" || echo "exit $1")"
 }
 
@@ -96,37 +94,6 @@ wait_until 60 "wire_victim connected" victim_at connected
 signal connected
 wait_peer connected 120
 
-# B: forge SRC4 SRC6 NAME...: as nobody, from SRC4 and SRC6 to A's
-# addresses, for A's QPs NAME FORGE_COUNT SENDs and as many WRITEs.
-# Adds them to FORGED.
-FORGED=0
-forge() {
-	local src4=$1 src6=$2 name src dst six uc cmd cmds=() out
-	shift 2
-	for name in "$@"; do
-		if [[ $name == *6 ]]; then
-			src=$src6 dst=$PEER_IP6 six=-6
-		else
-			src=$src4 dst=$PEER_IP six=
-		fi
-		uc=
-		[[ $name == uc* ]] && uc=--uc
-		# A shell line each (no blanks in any of the words).
-		cmd="$PROGS/roce_forge $six --src $src --dst $dst --qpn ${QPN[$name]}"
-		cmd+=" --psn ${PSN[$name]} --count $FORGE_COUNT $uc"
-		cmds+=("$cmd --op send")
-		cmds+=("$cmd --op write --rkey ${RKEY[$name]} --va ${VA[$name]}")
-	done
-	# One shell runs them all: every process costs a loaded guest.
-	out=$(printf '%s\n' "${cmds[@]}" |
-		run_timeout 30 "${NOBODY[@]}" bash -e 2>&1) ||
-		{ echo "$out"; fail "roce_forge from $src4 and $src6 failed"; }
-	[[ $(grep -cx "sent $FORGE_COUNT" <<<"$out") == "${#cmds[@]}" ]] ||
-		{ echo "$out"; fail "roce_forge from $src4 and $src6: not ${#cmds[@]} times 'sent $FORGE_COUNT'"; }
-	FORGED=$((FORGED + ${#cmds[@]} * FORGE_COUNT))
-	log "forged $((${#cmds[@]} * FORGE_COUNT)) packets from $src4 and $src6"
-}
-
 if [[ $ROLE == A ]]; then
 	cnt_np=
 	if [[ $SROCE_IMPL == sroce ]]; then
@@ -160,13 +127,7 @@ if [[ $ROLE == A ]]; then
 	signal checked
 	victim_end
 else
-	declare -A QPN PSN VA RKEY
-	while read -r word name qpn psn va rkey; do
-		[[ $word == qp ]] || continue
-		QPN[$name]=${qpn#qpn=} PSN[$name]=${psn#psn=}
-		VA[$name]=${va#va=} RKEY[$name]=${rkey#rkey=}
-		log "A's $name: QPN ${QPN[$name]}, expected PSN ${PSN[$name]}"
-	done <"$SHARED/A.qps"
+	victim_qps qp "$SHARED/A.qps" "A's"
 	((${#QPN[@]} == 6)) || fail "A named ${#QPN[@]} QPs, not 6"
 
 	# A's neighbour entries, so that no forged packet waits for one.
@@ -176,24 +137,12 @@ else
 		fail "$PEER_IP6 does not answer ping"
 	wait_peer armed 120
 	log "forging from $SECOND_IP and $SECOND_IP6 for A's QPs"
-	forge "$SECOND_IP" "$SECOND_IP6" rc4 uc4 rc6 uc6
+	forge_packets "" "$SECOND_IP" "$SECOND_IP6" "$PEER_IP" "$PEER_IP6" rc4 uc4 rc6 uc6
 
 	# The controls: from the address their QPs are connected to, one SEND
 	# at the expected PSN, one WRITE at the next.
 	log "controls: from $MY_IP and $MY_IP6 to A's QPs connected to them"
-	forger=$PROGS/roce_forge
-	c4=(--src "$MY_IP" --dst "$PEER_IP" --qpn "${QPN[ctl4]}")
-	c6=(-6 --src "$MY_IP6" --dst "$PEER_IP6" --qpn "${QPN[ctl6]}" --uc)
-	next4=$(((PSN[ctl4] + 1) & 0xffffff)) next6=$(((PSN[ctl6] + 1) & 0xffffff))
-	out=$(run_timeout 30 "${NOBODY[@]}" bash -e <<EOF 2>&1
-$forger ${c4[*]} --psn ${PSN[ctl4]} --op send
-$forger ${c4[*]} --psn $next4 --op write --rkey ${RKEY[ctl4]} --va ${VA[ctl4]}
-$forger ${c6[*]} --psn ${PSN[ctl6]} --op send
-$forger ${c6[*]} --psn $next6 --op write --rkey ${RKEY[ctl6]} --va ${VA[ctl6]}
-EOF
-) || { echo "$out"; fail "roce_forge for the controls failed"; }
-	[[ $(grep -cx "sent 1" <<<"$out") == 4 ]] ||
-		{ echo "$out"; fail "roce_forge for the controls: not 4 times 'sent 1'"; }
+	forge_controls "" "$MY_IP" "$MY_IP6" "$PEER_IP" "$PEER_IP6"
 
 	# Behind every forged packet on the wire: once A answers, it has
 	# taken them all in.

@@ -32,7 +32,6 @@
  * Prints "ok ..." per check and "peer_victim all ok"; exits 1 at the first
  * failure.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,25 +41,12 @@
 
 #include "check.h"
 #include "data_pattern.h"
+#include "forge_victim.h"
 #include "open_device.h"
 #include "rc_conn.h"
 
 #define NRECV		80		/* receive WQEs on each A */
-#define SLOT		4096		/* bytes per receive WQE */
-#define NREAL		8		/* SENDs and WRITEs from B */
-#define WSIZE		(64 * 1024)	/* A's remote-write buffer */
-#define WSTRIDE		(WSIZE / NREAL)	/* one WRITE target in each */
-#define SSIZE		(2 * NREAL * 8192)	/* B's sources */
-#define WAIT_MS		30000		/* for a completion that must come */
-#define QUIET_MS	500		/* for one that must not */
-#define CTL_LEN		64		/* the controls' forged packets */
-#define CTL_BYTE	0xee
-#define CTL_PEER_QPN	0xabcde		/* their peer QP, which does not exist */
 #define USAGE		"usage: peer_victim DEV GID4 GID6 REMOTE4 REMOTE6"
-
-/* B's messages: SEND i into A's WQE i, WRITE i at WSTRIDE * i + 5. */
-static const uint32_t send_len[NREAL] = { 1, 64, 1023, 1024, 1025, 2049, 3001, 4096 };
-static const uint32_t write_len[NREAL] = { 7, 1024, 4096, 2047, 1, 6000, 3333, 8000 };
 
 struct victim {
 	const char *name;
@@ -73,8 +59,7 @@ struct victim {
 	unsigned int seed;	/* of its patterns */
 	struct ibv_cq *cq_a, *cq_b;
 	struct ibv_qp *a, *b;
-	uint8_t *rbuf, *wbuf, *sbuf;
-	struct ibv_mr *rmr, *wmr, *smr;
+	struct victim_mem mem;	/* A's buffers, B's sources */
 };
 
 /* PSNs near the wrap: the forger's P .. P+16 cross it for some. */
@@ -97,34 +82,6 @@ static struct victim victims[] = {
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static union ibv_gid remote_gid[2];	/* REMOTE4 (IPv4-mapped), REMOTE6 */
-
-/* The RoCE v2 GID of IPv4 or IPv6 address @text. */
-static void addr_gid(const char *text, int ipv6, union ibv_gid *gid)
-{
-	memset(gid, 0, sizeof(*gid));
-	if (ipv6) {
-		CHECK(inet_pton(AF_INET6, text, gid->raw) == 1,
-		      "%s: not an IPv6 address", text);
-		return;
-	}
-	gid->raw[10] = 0xff;
-	gid->raw[11] = 0xff;
-	CHECK(inet_pton(AF_INET, text, gid->raw + 12) == 1,
-	      "%s: not an IPv4 address", text);
-}
-
-static struct ibv_mr *reg(uint8_t **buf, size_t size, unsigned int access,
-			  const char *what)
-{
-	struct ibv_mr *mr;
-
-	*buf = aligned_alloc(4096, size);
-	CHECK(*buf, "out of memory");
-	memset(*buf, FILL, size);
-	mr = ibv_reg_mr(pd, *buf, size, access);
-	CHECK(mr, "reg_mr %s: %s", what, strerror(errno));
-	return mr;
-}
 
 static struct ibv_qp *create_qp(struct ibv_cq *cq, enum ibv_qp_type type,
 				const char *what)
@@ -153,9 +110,7 @@ static void setup(struct victim *v)
 			       .psn = v->a_psn };
 	struct conn_end eb = { .name = "B", .gid_index = v->gid_index,
 			       .psn = v->rq_psn };
-	struct ibv_sge sge;
-	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
-	int i, err;
+	struct victim_mem *m = &v->mem;
 
 	CHECK(!ibv_query_gid(ctx, 1, v->gid_index, &ea.gid), "query_gid %d",
 	      v->gid_index);
@@ -178,21 +133,12 @@ static void setup(struct victim *v)
 		conn_connect(&ea, &eb, &p);
 	}
 
-	v->rmr = reg(&v->rbuf, NRECV * SLOT, IBV_ACCESS_LOCAL_WRITE, "receives");
-	v->wmr = reg(&v->wbuf, WSIZE, IBV_ACCESS_LOCAL_WRITE |
-		     IBV_ACCESS_REMOTE_WRITE, "write target");
-	v->smr = reg(&v->sbuf, SSIZE, IBV_ACCESS_LOCAL_WRITE, "sources");
-	fill_pattern(v->rbuf, NRECV * SLOT, v->seed, 0);
-	fill_pattern(v->wbuf, WSIZE, v->seed + 1, 0);
-
-	for (i = 0; i < NRECV; i++) {
-		sge.addr = (uintptr_t)(v->rbuf + i * SLOT);
-		sge.length = SLOT;
-		sge.lkey = v->rmr->lkey;
-		wr.wr_id = i;
-		err = ibv_post_recv(v->a, &wr, &bad);
-		CHECK(!err, "%s: post_recv %d: %s", v->name, i, strerror(err));
-	}
+	m->name = v->name;
+	m->seed = v->seed;
+	m->nrecv = NRECV;
+	victim_alloc_target(m, pd);
+	victim_alloc_sources(m, pd);
+	victim_post_recvs(m, v->a);
 }
 
 /* Nothing reached A: no completion, still RTS, both buffers untouched. */
@@ -205,130 +151,17 @@ static void check_untouched_by_forgery(struct victim *v, int quiet_ms)
 	conn_expect_no_wc(v->cq_b, "B", what, 1);
 	CHECK(conn_qp_state(v->a) == IBV_QPS_RTS &&
 	      conn_qp_state(v->b) == IBV_QPS_RTS, "%s: a QP left RTS", what);
-	snprintf(what, sizeof(what), "%s: receive buffer after the forged packets",
-		 v->name);
-	check_pattern(v->rbuf, NRECV * SLOT, v->seed, 0, what);
-	snprintf(what, sizeof(what), "%s: write buffer after the forged packets",
-		 v->name);
-	check_pattern(v->wbuf, WSIZE, v->seed + 1, 0, what);
+	victim_check_patterns(&v->mem);
 	printf("ok %s: no completion, QPs in RTS, both buffers untouched\n",
 	       v->name);
 }
 
-/* The @n bytes at @p are all CTL_BYTE. */
-static void check_ctl_bytes(const uint8_t *p, size_t n, const char *what)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		CHECK(p[i] == CTL_BYTE, "%s: byte %zu is %#x, not the forged %#x",
-		      what, i, p[i], CTL_BYTE);
-}
-
-/* A control took the SEND and the WRITE from its peer's address. */
-static void check_control(struct victim *v, int wait_ms)
-{
-	struct ibv_wc wc;
-	char what[96];
-
-	snprintf(what, sizeof(what),
-		 "%s: SEND from the peer's address (the forger's packets valid?)",
-		 v->name);
-	conn_expect_wc(v->cq_a, v->a, "A", what, &wc, 0, IBV_WC_SUCCESS,
-		       IBV_WC_RECV, wait_ms);
-	CHECK(wc.byte_len == CTL_LEN, "%s: byte_len %u, not %u", what,
-	      wc.byte_len, CTL_LEN);
-	conn_expect_no_wc(v->cq_a, "A", what, 1);
-	CHECK(conn_qp_state(v->a) == IBV_QPS_RTS, "%s: QP left RTS", what);
-	check_ctl_bytes(v->rbuf, CTL_LEN, what);
-	check_pattern(v->rbuf + CTL_LEN, NRECV * SLOT - CTL_LEN, v->seed,
-		      CTL_LEN, what);
-	snprintf(what, sizeof(what),
-		 "%s: WRITE from the peer's address (the forger's packets valid?)",
-		 v->name);
-	check_ctl_bytes(v->wbuf, CTL_LEN, what);
-	check_pattern(v->wbuf + CTL_LEN, WSIZE - CTL_LEN, v->seed + 1, CTL_LEN,
-		      what);
-	printf("ok %s: the SEND and the WRITE from the peer's address taken\n",
-	       v->name);
-}
-
-/* B's NREAL WRITEs and SENDs, by turns, WRITE first, in one post. */
+/* B's WRITEs and SENDs to A, every byte of them taken. */
 static void real_traffic(struct victim *v)
 {
-	struct ibv_send_wr wr[2 * NREAL], *bad;
-	struct ibv_sge sge[2 * NREAL];
-	struct ibv_wc wc;
-	char what[96];
-	int i, err;
-
-	memset(wr, 0, sizeof(wr));
-	for (i = 0; i < 2 * NREAL; i++) {
-		int k = i / 2, is_send = i % 2;
-		uint32_t len = is_send ? send_len[k] : write_len[k];
-		uint8_t *src = v->sbuf + i * 8192;
-
-		fill_pattern(src, len, v->seed + 100 + i, 0);
-		sge[i].addr = (uintptr_t)src;
-		sge[i].length = len;
-		sge[i].lkey = v->smr->lkey;
-		wr[i].wr_id = 1000 + i;
-		wr[i].next = i + 1 < 2 * NREAL ? &wr[i + 1] : NULL;
-		wr[i].sg_list = &sge[i];
-		wr[i].num_sge = 1;
-		wr[i].send_flags = IBV_SEND_SIGNALED;
-		if (is_send) {
-			wr[i].opcode = IBV_WR_SEND;
-		} else {
-			wr[i].opcode = IBV_WR_RDMA_WRITE;
-			wr[i].wr.rdma.remote_addr =
-				(uintptr_t)(v->wbuf + k * WSTRIDE + 5);
-			wr[i].wr.rdma.rkey = v->wmr->rkey;
-		}
-	}
-	err = ibv_post_send(v->b, wr, &bad);
-	CHECK(!err, "%s: B post_send: %s", v->name, strerror(err));
-
-	for (i = 0; i < 2 * NREAL; i++) {
-		snprintf(what, sizeof(what), "%s: B's WR %d", v->name, i);
-		conn_expect_wc(v->cq_b, v->b, "B", what, &wc, 1000 + i,
-			       IBV_WC_SUCCESS,
-			       i % 2 ? IBV_WC_SEND : IBV_WC_RDMA_WRITE, WAIT_MS);
-	}
-	for (i = 0; i < NREAL; i++) {
-		snprintf(what, sizeof(what), "%s: SEND %d from B", v->name, i);
-		conn_expect_wc(v->cq_a, v->a, "A", what, &wc, i,
-			       IBV_WC_SUCCESS, IBV_WC_RECV, WAIT_MS);
-		CHECK(wc.byte_len == send_len[i], "%s: byte_len %u, not %u",
-		      what, wc.byte_len, send_len[i]);
-	}
-	snprintf(what, sizeof(what), "%s: after B's %d SENDs", v->name, NREAL);
-	conn_expect_no_wc(v->cq_a, "A", what, 50);
-
-	/* The last SEND came after every WRITE: all of them are placed. */
-	for (i = 0; i < NRECV; i++) {
-		uint8_t *slot = v->rbuf + i * SLOT;
-		uint32_t len = i < NREAL ? send_len[i] : 0;
-
-		snprintf(what, sizeof(what), "%s: receive WQE %d", v->name, i);
-		if (len)
-			check_pattern(slot, len, v->seed + 100 + 2 * i + 1, 0,
-				      what);
-		check_pattern(slot + len, SLOT - len, v->seed, i * SLOT + len,
-			      what);
-	}
-	for (i = 0; i < NREAL; i++) {
-		size_t at = i * WSTRIDE, len = write_len[i];
-
-		snprintf(what, sizeof(what), "%s: WRITE %d", v->name, i);
-		check_pattern(v->wbuf + at, 5, v->seed + 1, at, what);
-		check_pattern(v->wbuf + at + 5, len, v->seed + 100 + 2 * i, 0,
-			      what);
-		check_pattern(v->wbuf + at + 5 + len, WSTRIDE - 5 - len,
-			      v->seed + 1, at + 5 + len, what);
-	}
-	printf("ok %s: %d SENDs and %d WRITEs from B, every byte, %d receive completions\n",
-	       v->name, NREAL, NREAL, NREAL);
+	victim_send_real(&v->mem, v->cq_b, v->b, "B",
+			 (uintptr_t)v->mem.wbuf, v->mem.wmr->rkey);
+	victim_check_real(&v->mem, v->cq_a, v->a, "A", "B");
 }
 
 int main(int argc, char **argv)
@@ -356,7 +189,8 @@ int main(int argc, char **argv)
 		setup(v);
 		printf("victim %s qpn=%#x psn=%#x va=%#llx rkey=%#x\n", v->name,
 		       v->a->qp_num, v->rq_psn,
-		       (unsigned long long)(uintptr_t)v->wbuf, v->wmr->rkey);
+		       (unsigned long long)(uintptr_t)v->mem.wbuf,
+		       v->mem.wmr->rkey);
 	}
 	printf("ready\n");
 	CHECK(fgets(line, sizeof(line), stdin), "stdin closed before the go");
@@ -364,7 +198,8 @@ int main(int argc, char **argv)
 	/* The controls first: the quiet time for the pairs comes after. */
 	for (i = 0; i < NVICTIMS; i++)
 		if (victims[i].control)
-			check_control(&victims[i], WAIT_MS);
+			victim_check_control(&victims[i].mem,
+					     victims[i].cq_a, victims[i].a, "A");
 	for (i = 0; i < NVICTIMS; i++)
 		if (!victims[i].control)
 			check_untouched_by_forgery(&victims[i], i ? 1 : QUIET_MS);
@@ -377,8 +212,7 @@ int main(int argc, char **argv)
 
 		CHECK(!ibv_destroy_qp(v->a) && (!v->b || !ibv_destroy_qp(v->b)) &&
 		      !ibv_destroy_cq(v->cq_a) && !ibv_destroy_cq(v->cq_b) &&
-		      !ibv_dereg_mr(v->rmr) && !ibv_dereg_mr(v->wmr) &&
-		      !ibv_dereg_mr(v->smr), "%s: teardown", v->name);
+		      victim_dereg(&v->mem), "%s: teardown", v->name);
 	}
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);

@@ -77,47 +77,14 @@ static uint64_t num(const char *arg, uint64_t max, const char *what)
 static void impostor_to_rts(struct ibv_qp *qp, const struct target *t,
 			    const union ibv_gid *gid, const char *what)
 {
-	int rc_qp = t->type == IBV_QPT_RC;
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
+	struct conn_params p = {
+		.mtu = IBV_MTU_1024, .access = IBV_ACCESS_LOCAL_WRITE,
+		.rd_atomic = 1, .rnr_retry = 0, .timeout = IMP_TIMEOUT,
+		.no_retry = 1, .psn = t->psn, .gid_index = t->gid_index,
 	};
-	int err;
+	struct conn_peer peer = { .qpn = t->qpn, .psn = 0, .gid = *gid };
 
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	CHECK(!err, "%s: modify to INIT: %s", what, strerror(err));
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = t->qpn;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = t->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			    (rc_qp ? IBV_QP_MAX_DEST_RD_ATOMIC |
-				     IBV_QP_MIN_RNR_TIMER : 0));
-	CHECK(!err, "%s: modify to RTR: %s", what, strerror(err));
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = IMP_TIMEOUT;
-	a.retry_cnt = 0;
-	a.rnr_retry = 0;
-	a.sq_psn = t->psn;
-	a.max_rd_atomic = 1;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			    (rc_qp ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				     IBV_QP_RNR_RETRY |
-				     IBV_QP_MAX_QP_RD_ATOMIC : 0));
-	CHECK(!err, "%s: modify to RTS: %s", what, strerror(err));
+	conn_to_rts(qp, what, &p, &peer);
 }
 
 /* @t's two QPs in RTS, each with its one work request posted. */

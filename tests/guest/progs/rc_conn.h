@@ -34,6 +34,7 @@ struct conn_params {
 	uint8_t rd_atomic;	/* max_rd_atomic and max_dest_rd_atomic */
 	uint8_t rnr_retry;	/* 7: for ever */
 	uint8_t timeout;	/* local ACK timeout exponent */
+	uint8_t no_retry;	/* retry_cnt 0, not 7: unACKed requests fail */
 	uint32_t psn;		/* our send PSN (conn_connect: its own) */
 	int gid_index;		/* our RoCE v2 GID (conn_connect: its own) */
 };
@@ -92,7 +93,7 @@ static inline void conn_to_rts(struct ibv_qp *qp, const char *name,
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = p->timeout;
-	a.retry_cnt = 7;
+	a.retry_cnt = p->no_retry ? 0 : 7;
 	a.rnr_retry = p->rnr_retry;
 	a.sq_psn = p->psn;
 	a.max_rd_atomic = p->rd_atomic;

@@ -42,7 +42,6 @@
  * Prints "ok ..." per check and "wire_victim all ok"; exits 1 at the
  * first failure.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,26 +51,12 @@
 
 #include "check.h"
 #include "data_pattern.h"
+#include "forge_victim.h"
 #include "open_device.h"
 #include "rc_conn.h"
 
 #define NRECV		32		/* receive WQEs on each QP of a */
-#define SLOT		4096		/* bytes per receive WQE */
-#define NREAL		8		/* SENDs and WRITEs from b */
-#define WSIZE		(64 * 1024)	/* a's remote-write buffer */
-#define WSTRIDE		(WSIZE / NREAL)	/* one WRITE target in each */
-#define SSTRIDE		8192		/* b's source per WR */
-#define SSIZE		(2 * NREAL * SSTRIDE)
-#define WAIT_MS		30000		/* for a completion that must come */
-#define QUIET_MS	500		/* for one that must not */
-#define CTL_LEN		64		/* the controls' forged packets */
-#define CTL_BYTE	0xee
-#define CTL_PEER_QPN	0xabcde		/* their peer QP, which does not exist */
 #define USAGE		"usage: wire_victim a|b DEV GID4 GID6 PEER4 PEER6"
-
-/* b's messages: SEND i into a's WQE i, WRITE i at WSTRIDE * i + 5. */
-static const uint32_t send_len[NREAL] = { 1, 64, 1023, 1024, 1025, 2049, 3001, 4096 };
-static const uint32_t write_len[NREAL] = { 7, 1024, 4096, 2047, 1, 6000, 3333, 8000 };
 
 struct wqp {
 	const char *name;
@@ -87,8 +72,7 @@ struct wqp {
 	uint32_t peer_rkey;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
-	uint8_t *rbuf, *wbuf, *sbuf;
-	struct ibv_mr *rmr, *wmr, *smr;
+	struct victim_mem mem;	/* a's buffers, or b's sources */
 };
 
 /* PSNs near the wrap: the forger's P .. P+16 cross it for some. */
@@ -120,34 +104,6 @@ static int here(const struct wqp *q)
 	return side_a || !q->control;
 }
 
-/* The RoCE v2 GID of IPv4 or IPv6 address @text. */
-static void addr_gid(const char *text, int ipv6, union ibv_gid *gid)
-{
-	memset(gid, 0, sizeof(*gid));
-	if (ipv6) {
-		CHECK(inet_pton(AF_INET6, text, gid->raw) == 1,
-		      "%s: not an IPv6 address", text);
-		return;
-	}
-	gid->raw[10] = 0xff;
-	gid->raw[11] = 0xff;
-	CHECK(inet_pton(AF_INET, text, gid->raw + 12) == 1,
-	      "%s: not an IPv4 address", text);
-}
-
-static struct ibv_mr *reg(uint8_t **buf, size_t size, unsigned int access,
-			  const char *what)
-{
-	struct ibv_mr *mr;
-
-	*buf = aligned_alloc(4096, size);
-	CHECK(*buf, "out of memory");
-	memset(*buf, FILL, size);
-	mr = ibv_reg_mr(pd, *buf, size, access);
-	CHECK(mr, "reg_mr %s: %s", what, strerror(errno));
-	return mr;
-}
-
 static void setup(struct wqp *q)
 {
 	struct ibv_qp_init_attr init = {
@@ -165,32 +121,13 @@ static void setup(struct wqp *q)
 	q->qp = ibv_create_qp(pd, &init);
 	CHECK(q->qp, "%s: create_qp: %s", q->name, strerror(errno));
 
-	if (!side_a) {
-		q->smr = reg(&q->sbuf, SSIZE, IBV_ACCESS_LOCAL_WRITE, "sources");
-		return;
-	}
-	q->rmr = reg(&q->rbuf, NRECV * SLOT, IBV_ACCESS_LOCAL_WRITE, "receives");
-	q->wmr = reg(&q->wbuf, WSIZE, IBV_ACCESS_LOCAL_WRITE |
-		     IBV_ACCESS_REMOTE_WRITE, "write target");
-	fill_pattern(q->rbuf, NRECV * SLOT, q->seed, 0);
-	fill_pattern(q->wbuf, WSIZE, q->seed + 1, 0);
-}
-
-/* Side a's receive WQEs, once the QP is out of RESET (rxe wants that). */
-static void post_recvs(struct wqp *q)
-{
-	struct ibv_sge sge;
-	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
-	int i, err;
-
-	for (i = 0; i < NRECV; i++) {
-		sge.addr = (uintptr_t)(q->rbuf + i * SLOT);
-		sge.length = SLOT;
-		sge.lkey = q->rmr->lkey;
-		wr.wr_id = i;
-		err = ibv_post_recv(q->qp, &wr, &bad);
-		CHECK(!err, "%s: post_recv %d: %s", q->name, i, strerror(err));
-	}
+	q->mem.name = q->name;
+	q->mem.seed = q->seed;
+	q->mem.nrecv = NRECV;
+	if (side_a)
+		victim_alloc_target(&q->mem, pd);
+	else
+		victim_alloc_sources(&q->mem, pd);
 }
 
 static struct wqp *find_qp(const char *name)
@@ -254,46 +191,9 @@ static void connect_qp(struct wqp *q)
 	};
 
 	conn_to_rts(q->qp, q->name, &p, &peer);
+	/* Side a's receive WQEs, once out of RESET (rxe wants that). */
 	if (side_a)
-		post_recvs(q);
-}
-
-/* The @n bytes at @p are all CTL_BYTE. */
-static void check_ctl_bytes(const uint8_t *p, size_t n, const char *what)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		CHECK(p[i] == CTL_BYTE, "%s: byte %zu is %#x, not the forged %#x",
-		      what, i, p[i], CTL_BYTE);
-}
-
-/* A control took the SEND and the WRITE from its peer's address. */
-static void check_control(struct wqp *q)
-{
-	struct ibv_wc wc;
-	char what[96];
-
-	snprintf(what, sizeof(what),
-		 "%s: SEND from the peer's address (the forger's packets valid?)",
-		 q->name);
-	conn_expect_wc(q->cq, q->qp, "a", what, &wc, 0, IBV_WC_SUCCESS,
-		       IBV_WC_RECV, WAIT_MS);
-	CHECK(wc.byte_len == CTL_LEN, "%s: byte_len %u, not %u", what,
-	      wc.byte_len, CTL_LEN);
-	conn_expect_no_wc(q->cq, "a", what, 1);
-	CHECK(conn_qp_state(q->qp) == IBV_QPS_RTS, "%s: QP left RTS", what);
-	check_ctl_bytes(q->rbuf, CTL_LEN, what);
-	check_pattern(q->rbuf + CTL_LEN, NRECV * SLOT - CTL_LEN, q->seed,
-		      CTL_LEN, what);
-	snprintf(what, sizeof(what),
-		 "%s: WRITE from the peer's address (the forger's packets valid?)",
-		 q->name);
-	check_ctl_bytes(q->wbuf, CTL_LEN, what);
-	check_pattern(q->wbuf + CTL_LEN, WSIZE - CTL_LEN, q->seed + 1, CTL_LEN,
-		      what);
-	printf("ok %s: the SEND and the WRITE from the peer's address taken\n",
-	       q->name);
+		victim_post_recvs(&q->mem, q->qp);
 }
 
 /* Nothing reached a pair's QP: no completion, RTS, buffers untouched. */
@@ -304,101 +204,18 @@ static void check_unforged(struct wqp *q, int quiet_ms)
 	snprintf(what, sizeof(what), "%s: after the forged packets", q->name);
 	conn_expect_no_wc(q->cq, "a (forged packet accepted)", what, quiet_ms);
 	CHECK(conn_qp_state(q->qp) == IBV_QPS_RTS, "%s: the QP left RTS", what);
-	snprintf(what, sizeof(what), "%s: receive buffer after the forged packets",
-		 q->name);
-	check_pattern(q->rbuf, NRECV * SLOT, q->seed, 0, what);
-	snprintf(what, sizeof(what), "%s: write buffer after the forged packets",
-		 q->name);
-	check_pattern(q->wbuf, WSIZE, q->seed + 1, 0, what);
+	victim_check_patterns(&q->mem);
 	printf("ok %s: no completion, QP in RTS, both buffers untouched\n",
 	       q->name);
 }
 
-/* Side b: NREAL WRITEs and SENDs by turns, WRITE first, in one post. */
+/* Side b: its WRITEs and SENDs to a, all completed. */
 static void send_real(struct wqp *q)
 {
-	struct ibv_send_wr wr[2 * NREAL], *bad;
-	struct ibv_sge sge[2 * NREAL];
-	struct ibv_wc wc;
-	char what[96];
-	int i, err;
-
-	memset(wr, 0, sizeof(wr));
-	for (i = 0; i < 2 * NREAL; i++) {
-		int k = i / 2, is_send = i % 2;
-		uint32_t len = is_send ? send_len[k] : write_len[k];
-		uint8_t *src = q->sbuf + i * SSTRIDE;
-
-		fill_pattern(src, len, q->seed + 100 + i, 0);
-		sge[i].addr = (uintptr_t)src;
-		sge[i].length = len;
-		sge[i].lkey = q->smr->lkey;
-		wr[i].wr_id = 1000 + i;
-		wr[i].next = i + 1 < 2 * NREAL ? &wr[i + 1] : NULL;
-		wr[i].sg_list = &sge[i];
-		wr[i].num_sge = 1;
-		wr[i].send_flags = IBV_SEND_SIGNALED;
-		if (is_send) {
-			wr[i].opcode = IBV_WR_SEND;
-		} else {
-			wr[i].opcode = IBV_WR_RDMA_WRITE;
-			wr[i].wr.rdma.remote_addr = q->peer_va + k * WSTRIDE + 5;
-			wr[i].wr.rdma.rkey = q->peer_rkey;
-		}
-	}
-	err = ibv_post_send(q->qp, wr, &bad);
-	CHECK(!err, "%s: post_send: %s", q->name, strerror(err));
-	for (i = 0; i < 2 * NREAL; i++) {
-		snprintf(what, sizeof(what), "%s: WR %d", q->name, i);
-		conn_expect_wc(q->cq, q->qp, "b", what, &wc, 1000 + i,
-			       IBV_WC_SUCCESS,
-			       i % 2 ? IBV_WC_SEND : IBV_WC_RDMA_WRITE, WAIT_MS);
-	}
+	victim_send_real(&q->mem, q->cq, q->qp, "b", q->peer_va,
+			 q->peer_rkey);
 	printf("ok %s: %d WRITEs and %d SENDs to a completed\n", q->name,
 	       NREAL, NREAL);
-}
-
-/* Side a: b's SENDs and WRITEs arrived, every byte of them. */
-static void check_real(struct wqp *q)
-{
-	struct ibv_wc wc;
-	char what[96];
-	int i;
-
-	for (i = 0; i < NREAL; i++) {
-		snprintf(what, sizeof(what), "%s: SEND %d from b", q->name, i);
-		conn_expect_wc(q->cq, q->qp, "a", what, &wc, i,
-			       IBV_WC_SUCCESS, IBV_WC_RECV, WAIT_MS);
-		CHECK(wc.byte_len == send_len[i], "%s: byte_len %u, not %u",
-		      what, wc.byte_len, send_len[i]);
-	}
-	snprintf(what, sizeof(what), "%s: after b's %d SENDs", q->name, NREAL);
-	conn_expect_no_wc(q->cq, "a", what, 50);
-
-	/* The last SEND came after every WRITE: all of them are placed. */
-	for (i = 0; i < NRECV; i++) {
-		uint8_t *slot = q->rbuf + i * SLOT;
-		uint32_t len = i < NREAL ? send_len[i] : 0;
-
-		snprintf(what, sizeof(what), "%s: receive WQE %d", q->name, i);
-		if (len)
-			check_pattern(slot, len, q->seed + 100 + 2 * i + 1, 0,
-				      what);
-		check_pattern(slot + len, SLOT - len, q->seed, i * SLOT + len,
-			      what);
-	}
-	for (i = 0; i < NREAL; i++) {
-		size_t at = i * WSTRIDE, len = write_len[i];
-
-		snprintf(what, sizeof(what), "%s: WRITE %d", q->name, i);
-		check_pattern(q->wbuf + at, 5, q->seed + 1, at, what);
-		check_pattern(q->wbuf + at + 5, len, q->seed + 100 + 2 * i, 0,
-			      what);
-		check_pattern(q->wbuf + at + 5 + len, WSTRIDE - 5 - len,
-			      q->seed + 1, at + 5 + len, what);
-	}
-	printf("ok %s: %d SENDs and %d WRITEs from b, every byte, %d receive completions\n",
-	       q->name, NREAL, NREAL, NREAL);
 }
 
 int main(int argc, char **argv)
@@ -432,8 +249,8 @@ int main(int argc, char **argv)
 		setup(q);
 		printf("qp %s qpn=%#x psn=%#x va=%#llx rkey=%#x\n", q->name,
 		       q->qp->qp_num, side_a ? q->b_psn : q->a_psn,
-		       (unsigned long long)(uintptr_t)q->wbuf,
-		       q->wmr ? q->wmr->rkey : 0);
+		       (unsigned long long)(uintptr_t)q->mem.wbuf,
+		       q->mem.wmr ? q->mem.wmr->rkey : 0);
 	}
 	printf("ready\n");
 	read_peer();
@@ -447,7 +264,8 @@ int main(int argc, char **argv)
 		/* The controls first: the quiet time for the pairs comes after. */
 		for (i = 0; i < NQPS; i++)
 			if (qps[i].control)
-				check_control(&qps[i]);
+				victim_check_control(&qps[i].mem, qps[i].cq,
+						     qps[i].qp, "a");
 		first = 1;
 		for (i = 0; i < NQPS; i++) {
 			if (qps[i].control)
@@ -458,7 +276,8 @@ int main(int argc, char **argv)
 		printf("checked\n");
 		for (i = 0; i < NQPS; i++)
 			if (!qps[i].control)
-				check_real(&qps[i]);
+				victim_check_real(&qps[i].mem, qps[i].cq,
+						  qps[i].qp, "a", "b");
 	} else {
 		for (i = 0; i < NQPS; i++)
 			if (here(&qps[i]))
@@ -471,10 +290,7 @@ int main(int argc, char **argv)
 		if (!here(q))
 			continue;
 		CHECK(!ibv_destroy_qp(q->qp) && !ibv_destroy_cq(q->cq) &&
-		      (!q->rmr || !ibv_dereg_mr(q->rmr)) &&
-		      (!q->wmr || !ibv_dereg_mr(q->wmr)) &&
-		      (!q->smr || !ibv_dereg_mr(q->smr)), "%s: teardown",
-		      q->name);
+		      victim_dereg(&q->mem), "%s: teardown", q->name);
 	}
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
