@@ -61,6 +61,7 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$REPO/scripts/bench/figures.sh"
 
 BENCH_MTU=${BENCH_MTU:-1500}
 BENCH_BW_SECS=${BENCH_BW_SECS:-10}
@@ -73,6 +74,8 @@ read -r -a BENCH_NETEM <<<"${BENCH_NETEM:-loss 2% delay 1ms reorder 10% duplicat
 
 BW_TESTS=(ib_write_bw ib_send_bw ib_read_bw)
 LAT_TESTS=(ib_read_lat ib_write_lat ib_send_lat)
+# The figures' runs are DRIVER-COND: rxe, sroce, tcp or udp, on the clean
+# wire or under netem (rxe-clean, sroce-netem, ...).
 
 # --- in the guests ---------------------------------------------------------------
 #
@@ -84,19 +87,13 @@ LAT_TESTS=(ib_read_lat ib_write_lat ib_send_lat)
 in_guest() {
 	. "$REPO/tests/guest/lib.sh"
 	[[ ${1:-} == "$ROLE" ]] || fail "role argument '${1:-}' does not match ROLE=$ROLE"
-	FIG=$RESULTS/figures.tsv INFO=$RESULTS/info.txt
-	: >"$FIG"
+	FIGURES=$RESULTS/figures.tsv INFO=$RESULTS/info.txt
+	: >"$FIGURES"
 	: >"$INFO"
-	PORT=18800
 	STEP_RC=0 STEP_WHY='' STEP_AGAIN=''
 
 	say() { echo "bench: $*"; }
 	info() { echo "$*" >>"$INFO"; }
-
-	# record DRIVER COND TEST METRIC VALUE [UNIT [NOTE]] (guest B only).
-	record() {
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "${6:-}" "${7:-}" >>"$FIG"
-	}
 
 	# post NAME [TEXT]: tell the peer NAME, with TEXT; written whole, so
 	# that the peer never reads half of it.
@@ -137,7 +134,7 @@ in_guest() {
 
 	# pair_step NAME SECS PORT: one client/server run; each guest has set
 	# its side's command line, SRV=(...) on A, CLI=(...) on B, both on TCP
-	# port PORT. Outputs go to $RESULTS/NAME-server.txt (A) and
+	# port PORT (next_port: both guests take ports alike). Outputs go to $RESULTS/NAME-server.txt (A) and
 	# NAME-client.txt (B). A starts the server, waits until it listens and
 	# lets B run the client for SECS (fewer near the deadline); the server
 	# gets 15 s more to finish after a good client, 2 s after a failed one
@@ -158,8 +155,7 @@ in_guest() {
 				return 0
 			fi
 			((secs <= DEADLINE - SECONDS + 30)) || secs=$((DEADLINE - SECONDS + 30))
-			timeout -k 5 $((secs + 30)) stdbuf -oL -eL "${SRV[@]}" >"$out" 2>&1 &
-			pid=$!
+			side_start pid "$out" $((secs + 30)) "" "${SRV[@]}"
 			end=$((SECONDS + 30))
 			until listening_or_gone "$pid" "$port" || ((SECONDS >= end)); do
 				nap 0.2
@@ -198,7 +194,8 @@ in_guest() {
 			fail\ *) STEP_RC=125 STEP_WHY=${HEARD#fail }; return 0 ;;
 			esac
 			secs=${HEARD#go }
-			timeout -k 5 "$secs" stdbuf -oL -eL "${CLI[@]}" >"$out" 2>&1 || STEP_RC=$?
+			side_start pid "$out" "$secs" "" "${CLI[@]}"
+			wait "$pid" || STEP_RC=$?
 			((STEP_RC != 137)) || STEP_RC=124
 			! grep -q 'Correlation coefficient' "$out" || STEP_AGAIN=again
 			if ((STEP_RC == 124)); then
@@ -237,7 +234,7 @@ in_guest() {
 		shift 4
 		name=$drv-$cond-$prog
 		while :; do
-			port=$((PORT++))
+			next_port port
 			SRV=("$prog" -d "$dev" -x "$g4" -F -p "$port" "$@")
 			CLI=("${SRV[@]}" "$PEER_IP")
 			pair_step "$name" "$secs" "$port"
@@ -269,7 +266,7 @@ in_guest() {
 			v=
 			((STEP_RC != 0)) || v=$(perftest_value "$RESULTS/$name-client.txt" "$m")
 			if [[ -n $v ]]; then
-				record "$drv" "$cond" "$prog" "$m" "${v% *}" "${v#* }"
+				record "$drv-$cond" "$prog" "$m" "${v% *}" "${v#* }"
 				say "$drv $cond $prog $m = $v ($((SECONDS - t0))s)"
 			else
 				report_miss "$drv" "$cond" "$prog" "$m" "${STEP_WHY:-no figures in the client output}"
@@ -281,7 +278,7 @@ in_guest() {
 	report_miss() {
 		local what=FAILED
 		((STEP_RC != 126)) || what=SKIPPED
-		record "$1" "$2" "$3" "$4" "$what" "" "$5"
+		record "$1-$2" "$3" "$4" "$what" "" "$5"
 		say "$1 $2 $3 $4 $what ($5)"
 	}
 
@@ -303,7 +300,8 @@ in_guest() {
 	# tcp_step COND [udp]: iperf3 from B to A for BENCH_TCP_SECS seconds
 	# (udp: datagrams of RoCE's size, as fast as B can send them).
 	tcp_step() {
-		local port=$((PORT++)) v proto=${2:-tcp} opts=()
+		local port v proto=${2:-tcp} opts=()
+		next_port port
 		[[ $proto == udp ]] && opts=(-u -b 0 -l 1056)
 		SRV=(iperf3 -s -1 -p "$port")
 		CLI=(iperf3 -c "$PEER_IP" -p "$port" -t "$BENCH_TCP_SECS" -f M "${opts[@]}")
@@ -318,7 +316,7 @@ in_guest() {
 				"$RESULTS/$proto-$1-iperf3-client.txt")
 		fi
 		if [[ -n $v ]]; then
-			record "$proto" "$1" iperf3 throughput "$v" MB/sec
+			record "$proto-$1" iperf3 throughput "$v" MB/sec
 			say "$proto $1 iperf3 = $v MB/sec"
 		else
 			report_miss "$proto" "$1" iperf3 throughput "${STEP_WHY:-no receiver line in the iperf3 output}"
@@ -455,64 +453,33 @@ done
 [[ $BENCH_NETEM_LAT_ITERS =~ ^[0-9]+$ ]] ||
 	{ echo "bench-wire: BENCH_NETEM_LAT_ITERS must be a number" >&2; exit 2; }
 
-# print_table FIGURES.TSV: one section per wire condition.
-print_table() {
-	awk -F'\t' -v netem="${BENCH_NETEM[*]}" '
-	function cell(d, c, t, m) { k = d SUBSEP c SUBSEP t SUBSEP m; return (k in val) ? val[k] : "-" }
-	function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ }
-	# Above 1: sroce is better (more bandwidth, less latency).
-	function ratio(base, s, lat) {
-		if (!num(base) || !num(s) || (lat ? s : base) + 0 == 0) return "-"
-		return sprintf("%.2f", lat ? base / s : s / base)
-	}
-	{
-		val[$1 SUBSEP $2 SUBSEP $3 SUBSEP $4] = $5
-		if ($6 != "") unit[$3 SUBSEP $4] = $6
-		# A run is one (driver, condition, test); its first figure says how it went.
-		run = $1 SUBSEP $2 SUBSEP $3
-		if (!(run in seen)) { seen[run] = 1; nruns++; state[num($5) ? "ok" : $5]++ }
-		if (!num($5) && $7 != "") why[++nwhy] = sprintf("  %-5s %-5s %-12s %-10s %s: %s", $1, $2, $3, $4, $5, $7)
-	}
-	END {
-		n = split("ib_write_bw BW_average 64KiB;ib_send_bw BW_average 64KiB;" \
-			"ib_read_bw BW_average 64KiB;ib_read_lat t_typical 2B;ib_read_lat t_avg 2B;" \
-			"ib_write_lat t_typical 2B;ib_write_lat t_avg 2B;" \
-			"ib_send_lat t_typical 2B;ib_send_lat t_avg 2B", rows, ";")
-		fmt = "%-12s %-5s %-15s %9s %9s %9s %9s %9s\n"
-		for (c = 1; c <= 2; c++) {
-			cond = c == 1 ? "clean" : "netem"
-			print (c == 1 ? "clean wire" : "netem on both guests'\'' eth0: " netem)
-			printf fmt, "test", "size", "figure", "rxe", "sroce", "sroce/rxe", "TCP", "sroce/TCP"
-			tcp = cell("tcp", cond, "iperf3", "throughput")
-			for (i = 1; i <= n; i++) {
-				split(rows[i], f, " ")
-				t = f[1]; m = f[2]; lat = (m != "BW_average")
-				r = cell("rxe", cond, t, m); s = cell("sroce", cond, t, m)
-				# Latency under netem may be left out (BENCH_NETEM_LAT_ITERS=0).
-				if (lat && r == "-" && s == "-") continue
-				u = unit[t SUBSEP m]
-				if (u == "") u = lat ? "usec" : "MB/sec"
-				what = u " " (m == "t_typical" ? "typical" : "average")
-				printf fmt, t, f[3], what, r, s, ratio(r, s, lat),
-					lat ? "-" : tcp, lat ? "-" : ratio(tcp, s, 0)
-			}
-			printf fmt, "TCP (iperf3)", "-", "MB/sec", "-", "-", "-", tcp, "-"
-			udp = cell("udp", cond, "iperf3", "throughput")
-			if (udp != "-")
-				printf fmt, "UDP (iperf3)", "1056B", "MB/sec received", "-", "-", "-", udp, "-"
-			print ""
-		}
-		print "ratios: sroce/rxe and sroce/TCP for bandwidth, rxe/sroce for latency:"
-		print "above 1 means sroce is better. MB/sec: 2^20 bytes per second (perftest and iperf3 -f M)."
-		printf "runs: %d, one per figure (%d ok", nruns, state["ok"]
-		if (state["FAILED"]) printf ", %d FAILED", state["FAILED"]
-		if (state["SKIPPED"]) printf ", %d SKIPPED", state["SKIPPED"]
-		print ")"
-		if (nwhy) {
-			print "why runs failed (outputs are in the results directory):"
-			for (i = 1; i <= nwhy; i++) print why[i]
-		}
-	}' "$1"
+# bench_table FIGURES.TSV: a table per wire condition (print_table), the
+# sockets' figures under it, and how the runs went.
+bench_table() {
+	local file=$1 c v t rows=''
+	for t in "${BW_TESTS[@]}"; do
+		rows+="$t BW_average 64KiB;"
+	done
+	for t in "${LAT_TESTS[@]}"; do
+		rows+="$t t_typical 2B;$t t_avg 2B;"
+	done
+	rows=${rows%;}
+	for c in clean netem; do
+		if [[ $c == clean ]]; then
+			echo "clean wire"
+		else
+			echo "netem on both guests' eth0: ${BENCH_NETEM[*]}"
+		fi
+		print_table "$file" "$rows" "rxe=rxe-$c" "sroce=sroce-$c" "sroce/rxe=sroce-$c/rxe-$c" \
+			"TCP=tcp-$c iperf3 throughput" "sroce/TCP=sroce-$c/tcp-$c iperf3 throughput"
+		echo "TCP (iperf3, one stream): $(figure "$file" "tcp-$c" iperf3 throughput) MB/sec"
+		v=$(figure "$file" "udp-$c" iperf3 throughput)
+		[[ $v == - ]] || echo "UDP (iperf3, 1056-byte datagrams): $v MB/sec received"
+		echo
+	done
+	echo "ratios: sroce/rxe and sroce/TCP for bandwidth, rxe/sroce for latency:"
+	echo "above 1 means sroce is better. MB/sec: 2^20 bytes per second (perftest and iperf3 -f M)."
+	print_failures "$file"
 }
 
 "$REPO/scripts/install-deps.sh" iperf3
@@ -584,15 +551,14 @@ echo "  perftest RC, one QP, A serves, B is the client: bandwidth 64 KiB message
 	"(the direction of WRITE and SEND data; READ data flows A -> B)"
 echo
 if [[ -s $results/B/figures.tsv ]]; then
-	print_table "$results/B/figures.tsv"
+	bench_table "$results/B/figures.tsv"
 else
 	echo "no figures: the guests did not get as far as measuring"
 fi
 if ((rc != 0)); then
 	echo "bench-wire: a guest failed (exit $rc): see $results/run.log"
 	sed -n 's/^FAIL: /  /p' "$results"/A/output.log "$results"/B/output.log 2>/dev/null || true
-elif ! awk -F'\t' '$1 == "rxe" && $5 ~ /^[0-9.]+$/ { ok = 1 } END { exit !ok }' \
-		"$results/B/figures.tsv"; then
+elif ! has_figures "$results/B/figures.tsv" '^rxe-'; then
 	echo "bench-wire: no rxe figures: the baseline is missing"
 	rc=1
 fi

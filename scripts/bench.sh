@@ -44,6 +44,7 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$REPO/scripts/bench/figures.sh"
 
 BENCH_MTU=${BENCH_MTU:-1500}
 BENCH_BW_ITERS=${BENCH_BW_ITERS:-1000}
@@ -60,19 +61,17 @@ BENCH_TESTS=(
 	"ib_read_bw|-s 65536 -n $BENCH_BW_ITERS"
 	"ib_send_bw|-s 65536 -n $BENCH_BW_ITERS"
 )
+# The figures' runs (scripts/bench/figures.sh): rxe, sroce-self and
+# sroce-pair (the three configurations), udp and tcp (sockets).
 
 # --- in the guest ----------------------------------------------------------------
 
 in_guest() {
 	. "$REPO/tests/guest/lib.sh"
-	local fig=$RESULTS/figures.tsv start=$SECONDS
-	: >"$fig"
+	local start=$SECONDS
+	FIGURES=$RESULTS/figures.tsv
+	: >"$FIGURES"
 	: >"$RESULTS/info.txt"
-
-	# record CONFIG TEST METRIC VALUE [UNIT [NOTE]]: one figures.tsv line.
-	record() {
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" "${6:-}" >>"$fig"
-	}
 
 	# fail_all CONFIG WHY: every figure of CONFIG is FAILED.
 	fail_all() {
@@ -243,65 +242,38 @@ for v in BENCH_MTU BENCH_BW_ITERS BENCH_LAT_ITERS BENCH_BUDGET; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "bench: $v must be a positive number" >&2; exit 2; }
 done
 
-# print_table FIGURES.TSV
-print_table() {
-	awk -F'\t' '
-	function cell(c, t, m) { k = c SUBSEP t SUBSEP m; return (k in val) ? val[k] : "-" }
-	function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ }
-	# ratio > 1: sroce is better (more bandwidth, less latency).
-	function ratio(r, s, lat) {
-		if (!num(r) || !num(s) || (lat ? s : r) + 0 == 0) return "-"
-		return sprintf("%.2f", lat ? r / s : s / r)
-	}
-	{
-		val[$1 SUBSEP $2 SUBSEP $3] = $4
-		if ($5 != "") unit[$2 SUBSEP $3] = $5
-		if ($4 !~ /^[0-9.]+$/ && $6 != "") why[++nwhy] = sprintf("  %-10s %-12s %-10s %s: %s", $1, $2, $3, $4, $6)
-	}
+# bench_table FIGURES.TSV: the three configurations against each other
+# (print_table), sroce 2 dev against sockets on its path, and how the
+# runs went.
+bench_table() {
+	local rows="ib_write_bw BW_average 64KiB;ib_read_bw BW_average 64KiB"
+	rows+=";ib_send_bw BW_average 64KiB;ib_read_lat t_typical 2B;ib_read_lat t_avg 2B"
+	rows+=";ib_write_lat t_typical 2B;ib_write_lat t_avg 2B"
+	print_table "$1" "$rows" "rxe=rxe" "sroce 1 dev=sroce-self" "ratio=sroce-self/rxe" \
+		"sroce 2 dev=sroce-pair" "ratio=sroce-pair/rxe"
+	echo
+	echo "ratio: sroce/rxe for bandwidth, rxe/sroce for latency; above 1 means sroce is better."
+	echo "rxe and sroce 1 dev: one device talking to itself; sroce 2 dev: sroce0 <-> sroce1 (netns peer)."
+	# sroce 2 dev against sockets on its path. perftest reports a read
+	# round trip whole, a WRITE ping-pong halved.
+	echo
+	echo "sockets on the path of sroce 2 dev (veth0 <-> veth1 in netns peer):"
+	awk -F'\t' "$FIGURES_AWK"'
 	END {
-		n = split("ib_write_bw BW_average 64KiB;ib_read_bw BW_average 64KiB;" \
-			"ib_send_bw BW_average 64KiB;ib_read_lat t_typical 2B;ib_read_lat t_avg 2B;" \
-			"ib_write_lat t_typical 2B;ib_write_lat t_avg 2B", rows, ";")
-		fmt = "%-13s %-6s %-16s %10s %12s %7s %12s %7s\n"
-		printf fmt, "test", "size", "figure", "rxe", "sroce 1 dev", "ratio", "sroce 2 dev", "ratio"
-		for (i = 1; i <= n; i++) {
-			split(rows[i], f, " ")
-			t = f[1]; m = f[2]; lat = (m != "BW_average")
-			u = unit[t SUBSEP m]
-			if (u == "") u = lat ? "usec" : "MB/sec"
-			what = u " " (m == "BW_average" ? "average" : m == "t_avg" ? "average" : "typical")
-			r = cell("rxe", t, m); s1 = cell("sroce-self", t, m); s2 = cell("sroce-pair", t, m)
-			printf fmt, t, f[3], what, r, s1, ratio(r, s1, lat), s2, ratio(r, s2, lat)
-		}
-		print ""
-		print "ratio: sroce/rxe for bandwidth, rxe/sroce for latency; above 1 means sroce is better."
-		print "rxe and sroce 1 dev: one device talking to itself; sroce 2 dev: sroce0 <-> sroce1 (netns peer)."
-		# sroce 2 dev against sockets on its path. perftest reports a
-		# read round trip whole, a WRITE ping-pong halved.
-		print ""
-		print "sockets on the path of sroce 2 dev (veth0 <-> veth1 in netns peer):"
-		fmt2 = "  %-44s %10s   %-26s %9s %6s\n"
-		printf fmt2, "", "sockets", "sroce 2 dev", "", "ratio"
+		fmt = "  %-44s %10s   %-26s %9s %6s\n"
+		printf fmt, "", "sockets", "sroce 2 dev", "", "ratio"
 		u1 = cell("udp", "pingpong_1", "rtt_median"); r1 = cell("sroce-pair", "ib_read_lat", "t_typical")
-		printf fmt2, "UDP ping-pong, 1 datagram a turn, round trip", u1 " us", "ib_read_lat typical", r1, ratio(u1, r1, 1)
+		printf fmt, "UDP ping-pong, 1 datagram a turn, round trip", u1 " us", "ib_read_lat typical", r1, ratio(r1, u1, 1)
 		u2 = cell("udp", "pingpong_2", "rtt_median"); r2 = cell("sroce-pair", "ib_write_lat", "t_typical")
 		h2 = num(u2) ? sprintf("%.1f", u2 / 2) : u2
-		printf fmt2, "UDP ping-pong, 2 datagrams a turn, half of it", h2 " us", "ib_write_lat typical", r2, ratio(h2, r2, 1)
+		printf fmt, "UDP ping-pong, 2 datagrams a turn, half of it", h2 " us", "ib_write_lat typical", r2, ratio(r2, h2, 1)
 		t = cell("tcp", "iperf3", "throughput"); w = cell("sroce-pair", "ib_write_bw", "BW_average")
-		printf fmt2, "TCP, one stream (iperf3, 5 s), MB/sec", t, "ib_write_bw", w, ratio(t, w, 0)
+		printf fmt, "TCP, one stream (iperf3, 5 s), MB/sec", t, "ib_write_bw", w, ratio(w, t, 0)
 		print "  ratio: sroce 2 dev against sockets, above 1 means sroce is better."
-		if (nwhy) {
-			print "why runs failed (perftest outputs are in the results directory):"
-			for (i = 1; i <= nwhy; i++) print why[i]
-		}
 	}' "$1"
+	print_failures "$1"
 }
 
-console_filter() {
-	sed -u -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' |
-		sed -u -n '/stage2: running/,$p' |
-		grep -v -e 'stage2: ' -e 'sysrq: Power Off' -e 'reboot: Power down'
-}
 
 "$REPO/scripts/install-deps.sh" iperf3
 KVER=$("$REPO/scripts/kver.sh")
@@ -320,10 +292,10 @@ guest_timeout=$((BENCH_BUDGET + 400))
 
 echo "bench: booting a guest (software emulation: 5 to 10 minutes in all)..."
 rc=0
-"$REPO/scripts/guest/run-guest" --quiet --verbose -t "$guest_timeout" -r "$results" -n sroce-bench \
-	--env "BENCH_MTU=$BENCH_MTU" --env "BENCH_BW_ITERS=$BENCH_BW_ITERS" \
+"$REPO/scripts/guest/run-guest" --quiet --job-console -t "$guest_timeout" -r "$results" \
+	-n sroce-bench --env "BENCH_MTU=$BENCH_MTU" --env "BENCH_BW_ITERS=$BENCH_BW_ITERS" \
 	--env "BENCH_LAT_ITERS=$BENCH_LAT_ITERS" --env "BENCH_BUDGET=$BENCH_BUDGET" \
-	-- "$REPO/scripts/bench.sh" --in-guest | console_filter || rc=${PIPESTATUS[0]}
+	-- "$REPO/scripts/bench.sh" --in-guest || rc=$?
 
 echo
 echo "==== perftest, RC, one QP: netdev MTU $BENCH_MTU; bandwidth: 64 KiB x" \
@@ -331,14 +303,13 @@ echo "==== perftest, RC, one QP: netdev MTU $BENCH_MTU; bandwidth: 64 KiB x" \
 [[ -s $results/info.txt ]] && sed 's/^/  /' "$results/info.txt"
 echo
 if [[ -s $results/figures.tsv ]]; then
-	print_table "$results/figures.tsv"
+	bench_table "$results/figures.tsv"
 else
 	echo "no figures: the guest did not get as far as measuring"
 fi
 if ((rc != 0)); then
 	echo "bench: the guest job failed (exit $rc)"
-elif ! awk -F'\t' '$1 == "rxe" && $4 ~ /^[0-9.]+$/ { ok = 1 } END { exit !ok }' \
-		"$results/figures.tsv"; then
+elif ! has_figures "$results/figures.tsv" '^rxe$'; then
 	echo "bench: no rxe figures: the baseline is missing"
 	rc=1
 fi

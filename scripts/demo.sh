@@ -133,17 +133,11 @@ fi
 
 echo "demo: booting a guest (software emulation: 15 s to a minute)..."
 
-# The console, minus firmware noise and boot: from stage2 on, no escapes.
-console_filter() {
-	sed -u -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' |
-		sed -u -n '/stage2: running/,$p' |
-		grep -v -e 'stage2: ' -e 'sysrq: Power Off' -e 'reboot: Power down'
-}
 results=$REPO/build/demo
 rc=0
-"$REPO/scripts/guest/run-guest" --quiet --verbose -t 300 -r "$results" -n sroce-demo \
-	--env "SROCE_IMPL=$impl" -- "$REPO/scripts/demo.sh" --in-guest | console_filter ||
-	rc=${PIPESTATUS[0]}
+# The console, minus firmware noise and boot: from stage2 on, no escapes.
+"$REPO/scripts/guest/run-guest" --quiet --job-console -t 300 -r "$results" -n sroce-demo \
+	--env "SROCE_IMPL=$impl" -- "$REPO/scripts/demo.sh" --in-guest || rc=$?
 if ! "$REPO/scripts/guest/check-kmsg.sh" "$results/dmesg"; then
 	rc=1
 fi
