@@ -4,6 +4,8 @@
 #
 #   make            build drivers/infiniband/sw/sroce/sroce.ko
 #   make check      install what is needed, run every test (unit + guest)
+#   make check-debug    guest cases on a KASAN/lockdep/kmemleak/UBSAN build
+#                   of Debian's 6.1, built once (not for CI: ~16 min + ~2 h)
 #   make demo       boot a guest and show the module at work
 #   make bench      perftest figures of sroce against rdma_rxe, then
 #                   make bench-mpi (not a test)
@@ -57,7 +59,7 @@ MOD_DIR := $(MOD_TOP)/drivers/infiniband/sw/sroce
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(MOD_DIR) CONFIG_RDMA_SROCE=m
 
-.PHONY: all module sparse unit check demo bench bench-mpi bench-wire wire-latency \
+.PHONY: all module sparse unit check check-debug demo bench bench-mpi bench-wire wire-latency \
 	bench-crc32 bench-ab clean \
 	kdir-check mirror ko-path install uninstall
 
@@ -89,6 +91,9 @@ unit:
 
 check:
 	bash scripts/check.sh
+
+check-debug:
+	bash scripts/check-debug.sh
 
 demo:
 	bash scripts/demo.sh

@@ -18,13 +18,18 @@
 # The headers, /boot/vmlinuz-<ver> and /lib/modules/<ver> must all be
 # there (the guest boots the image the module is built for); --headers
 # asks for the headers only (a module build needs nothing else).
+#
+# A kernel built here rather than packaged (make check-debug's
+# 6.1.X-sroce-debug, scripts/build-debug-kernel.sh) has no /usr/src
+# headers, only its build tree behind /lib/modules/<ver>/build: it is
+# taken when KVER names it in full, and never picked otherwise.
 set -euo pipefail
 
 need_image=1
 [[ ${1:-} == --headers ]] && need_image=
 
 usable() {
-	[[ -d /usr/src/linux-headers-$1 ]] || return 1
+	[[ -d /usr/src/linux-headers-$1 || -f /lib/modules/$1/build/Makefile ]] || return 1
 	[[ -z $need_image ]] && return 0
 	[[ -r /boot/vmlinuz-$1 && -d /lib/modules/$1 ]]
 }
@@ -39,6 +44,10 @@ installed() {
 best=
 if [[ -n ${KVER:-} ]]; then
 	want=${KVER}
+	if usable "$want"; then
+		echo "$want"
+		exit 0
+	fi
 	while read -r v; do
 		[[ $v == "$want" || $v == "$want".* || $v == "$want"-* ||
 		   $v == "$want"+* ]] || continue

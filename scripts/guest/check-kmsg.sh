@@ -2,12 +2,29 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check-kmsg.sh LOG...
+# check-kmsg.sh --regex
 #
 # Exit 1 (and print the offending lines) if a kernel log shows a report
 # that means the kernel went wrong: warnings, BUGs, oopses, refcount and
 # list corruption, hung tasks, RCU stalls, sanitizer and kmemleak reports.
 # The taint notice for an unsigned out-of-tree module is expected and does
-# not match any of these.
+# not match any of these. --regex prints the one extended regex that
+# stands for all of them.
+#
+# The reports of the debug kernel (make check-debug), by their first
+# lines in 6.1: KASAN "BUG: KASAN: slab-use-after-free in ...";
+# lockdep "WARNING: possible circular locking dependency detected",
+# "WARNING: possible recursive locking detected", "WARNING: inconsistent
+# lock state", "WARNING: suspicious RCU usage", "[ BUG: Invalid wait
+# context ]", "BUG: MAX_LOCKDEP_... too low!", or a bare stack dump
+# ("INFO: trying to register non-static key.", then "Call Trace:");
+# DEBUG_ATOMIC_SLEEP "BUG: sleeping function called from invalid
+# context at ...", "BUG: scheduling while atomic"; UBSAN "UBSAN:
+# shift-out-of-bounds in ..."; DEBUG_OBJECTS "WARNING: ... ODEBUG: free
+# active ..."; kmemleak "unreferenced object 0x... (size N):" (in its
+# debugfs file, which scripts/guest/debug-checks.sh reads; in the log
+# only with kmemleak.verbose=1). make check-debug's canaries
+# (tests/debug/canary.c) provoke one of each and fail if this misses it.
 set -euo pipefail
 
 # Case-sensitive extended regexes, matched anywhere in a line.
@@ -33,6 +50,10 @@ PATTERNS=(
 )
 
 re=$(IFS='|'; echo "${PATTERNS[*]}")
+if [[ ${1:-} == --regex ]]; then
+	echo "$re"
+	exit 0
+fi
 bad=0
 for log in "$@"; do
 	if [[ ! -r $log ]]; then

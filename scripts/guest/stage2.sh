@@ -61,11 +61,20 @@ ulimit -l unlimited
 
 echo "stage2: running job on $(uname -r) as $(hostname) (timeout ${sroce_timeout}s)"
 if [[ -r $results/job.sh ]]; then
+	jiffies0=$(awk '$1 == "jiffies:" { print $2; exit }' /proc/timer_list 2>/dev/null)
 	timeout -k 5 "$sroce_timeout" bash "$results/job.sh" \
 		> >(tee "$results/output.log") 2>&1
 	status=$?
 	[[ $status == 124 || $status == 137 ]] && echo "stage2: job TIMED OUT after ${sroce_timeout}s"
 	sleep 0.2       # let tee drain
+	# A debug kernel's (make check-debug): what kmemleak finds the job
+	# leaked, and whether lockdep and kmemleak are still on.
+	if [[ -e /sys/kernel/debug/kmemleak && -n $jiffies0 ]] &&
+	   ! "$(dirname "${BASH_SOURCE[0]}")/debug-checks.sh" "$jiffies0" "$results" \
+		> >(tee -a "$results/output.log") 2>&1; then
+		((status)) || status=1
+	fi
+	sleep 0.2
 else
 	echo "stage2: no job in $results"
 fi
