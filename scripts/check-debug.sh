@@ -123,13 +123,14 @@ reports() {
 # --- canaries: each checker fires, and the harness sees it ------------------
 #
 # tests/debug/canary.c provokes the reports, one boot per lockdep report
-# (the first switches lockdep off; so does a KASAN report, which comes
-# last in its boot). Each expected first line must be in
-# the guest's log and match check-kmsg.sh; the leak must make
-# debug-checks.sh fail the job with the canary's objects. Skipped when a
-# PATTERN is given, or with CHECK_DEBUG_CANARIES=0.
+# (the first switches lockdep off; so do the sleep canary, which lockdep
+# reports as well, and a KASAN report: they come after it). Each
+# expected first line must be in the guest's log and match
+# check-kmsg.sh; the leak must make debug-checks.sh fail the job with
+# the canary's objects. Skipped when a PATTERN is given, or with
+# CHECK_DEBUG_CANARIES=0.
 CANARIES=(
-	"ubsan,sleep,leak,circular,kasan|UBSAN: shift-out-of-bounds in|BUG: sleeping function called from invalid context|WARNING: possible circular locking dependency detected|BUG: KASAN: use-after-free in canary_kasan"
+	"ubsan,leak,circular,sleep,kasan|UBSAN: shift-out-of-bounds in|WARNING: possible circular locking dependency detected|BUG: sleeping function called from invalid context|BUG: KASAN: use-after-free in canary_kasan"
 	"recursive|WARNING: possible recursive locking detected"
 	"inconsistent|WARNING: inconsistent lock state"
 	"rcu|WARNING: suspicious RCU usage"
