@@ -142,10 +142,12 @@ struct sroce_resp_res {
 	u32 first_psn;
 	u32 last_psn;
 	u32 rkey;
-	bool atomic;
-	bool used;		/* holds a request (for duplicates) */
-	bool pending;		/* responses still to send */
-	bool patch_on;		/* reads: @patch goes before the rest of @cur */
+	/* Bits, so that the resource stays 64 bytes; all under rcv.lock. */
+	u8 atomic:1;
+	u8 used:1;		/* holds a request (for duplicates) */
+	u8 pending:1;		/* responses still to send */
+	u8 answered:1;	/* all sent once; kept for duplicates */
+	u8 patch_on:1;	/* reads: @patch goes before the rest of @cur */
 	struct sroce_resp_cursor cur;
 	union {
 		struct sroce_resp_cursor patch;		/* reads */

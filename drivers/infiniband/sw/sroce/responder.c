@@ -303,8 +303,20 @@ static struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp)
 	struct sroce_resp *resp = &qp->resp;
 	struct sroce_resp_res *res = &resp->res[resp->res_next];
 
-	if (res->pending)
-		return NULL;
+	if (res->pending) {
+		/*
+		 * A requester starts a new read or atomic only once it has
+		 * retired its oldest one, the one in this slot, and so has its
+		 * responses. If they had all gone out, what is queued is a
+		 * replay for a duplicate, which nobody waits for any more.
+		 * Otherwise the requester has more outstanding than we have
+		 * resources: an invalid request.
+		 */
+		if (!res->answered)
+			return NULL;
+		res->pending = false;
+		resp->res_pending--;
+	}
 	resp->res_next = (resp->res_next + 1) % SROCE_MAX_RD_ATOMIC;
 	memset(res, 0, sizeof(*res));
 	res->used = true;
@@ -951,6 +963,7 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 		sroce_count(sdev, SROCE_CNT_READ_PATCHES);
 	} else {
 		res->pending = false;
+		res->answered = true;
 		qp->resp.res_pending--;
 	}
 	return true;
