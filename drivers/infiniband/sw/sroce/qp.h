@@ -24,10 +24,10 @@
  * Locking:
  *  - lock (mutex) serialises the verbs that change the QP (modify,
  *    destroy) and protects attr and av against concurrent verbs.
- *  - snd.lock protects req, the send window (the SQ's kernel-side
- *    indices and shadow, send_window.h) and the timers; rcv.lock
- *    protects resp and the RQ's kernel-side indices. Both are BH
- *    spinlocks.
+ *  - snd.lock protects req, rec, rgap, rtt, the send window (the SQ's
+ *    kernel-side indices and shadow, send_window.h) and the timers;
+ *    rcv.lock protects resp and the RQ's kernel-side indices. Both are
+ *    BH spinlocks.
  *  - state, attr, av and mtu change under both (sroce_engine_lock(),
  *    snd first), so either one is enough to read them - except that
  *    either engine may move state to ERR holding only its own lock
@@ -55,72 +55,27 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include <sroce/packet.h>
+#include <sroce/recovery.h>
 
 #include "av.h"
 #include "queue.h"
 #include "drop.h"
+#include "read_gap.h"
+#include "rtt.h"
 #include "send_window.h"
 
 struct sroce_cq;
 
 /*
- * RC flow control: at most this many PSNs beyond the oldest one not
- * acknowledged are sent; a read is asked for in chunks of as many
- * packets (requester.c).
- */
-#define SROCE_MAX_INFLIGHT	128
-/*
- * A read request may start just inside that limit and ask for a whole
- * chunk: its responses' PSNs stay within twice it of acked_psn.
- */
-#define SROCE_RD_AHEAD_BITS	(2 * SROCE_MAX_INFLIGHT)
-
-/*
- * The requester's and completer's own state besides the send window
- * (send_window.h): retry budgets, RNR wait, timers and the RTT estimate.
+ * The completer's own state besides the send window: the retry budgets,
+ * and whether a drained SQ was reported (completer.c writes it). Loss
+ * recovery (rec, recovery.c), the read gaps (rgap, read_gap.c) and the
+ * round trip (rtt, rtt.c) each have their own writer too.
  */
 struct sroce_req {
 	u8 retry_left;
 	u8 rnr_left;
-	bool rnr_wait;		/* paused by an RNR NAK until rnr_timer */
 	bool sqd_notified;
-	/*
-	 * Read responses that came ahead of a missing one (completer.c):
-	 * bit i stands for PSN rd_base + i, whose data is already in its
-	 * read's buffer but not counted in done_bytes; rd_base follows
-	 * the send window's acked_psn.
-	 * [gap_psn, gap_end) was asked for again and is awaited if
-	 * gap_pending; gap_ahead of its responses came ahead of a gap;
-	 * gap_sent_end was the send window's sent_end when it was asked.
-	 */
-	DECLARE_BITMAP(rd_ahead, SROCE_RD_AHEAD_BITS);
-	u32 rd_base;
-	bool gap_pending;
-	u32 gap_psn;
-	u32 gap_end;
-	u32 gap_ahead;
-	u32 gap_sent_end;
-	/*
-	 * The gap at repair_psn is being repaired (completer.c): resent
-	 * alone if sel_on, when sent_end was sel_end, after a NAK if
-	 * sel_by_nak; else gone back to.
-	 */
-	bool repair_on;
-	bool sel_on;
-	bool sel_by_nak;
-	u8 sel_misses;		/* selective resends in a row that held nothing */
-	u32 repair_psn;
-	u32 sel_end;
-	/* Retransmission deadlines and the round-trip estimate (rtt.c). */
-	bool retry_on;		/* something is outstanding: timer wanted */
-	unsigned long retry_deadline;	/* jiffies: local ACK timeout */
-	unsigned long probe_deadline;	/* jiffies: next tail-loss probe */
-	u8 probes_left;
-	bool rtt_sampling;	/* rtt_psn is being timed */
-	u32 rtt_psn;
-	unsigned long rtt_start;	/* jiffies */
-	u32 srtt_us;		/* smoothed RTT; 0: no sample yet */
-	u32 rttvar_us;
 };
 
 /* Where a read's responses are sent from: one execution of a request. */
@@ -279,6 +234,9 @@ struct sroce_qp {
 	u32 sq_max_inline;
 	bool sig_all;
 	struct sroce_req req;
+	struct sroce_recovery rec;	/* sroce/recovery.h */
+	struct sroce_read_gap rgap;	/* read_gap.h */
+	struct sroce_rtt rtt;		/* rtt.h */
 
 	/* Receive WQEs come from the QP's own RQ or from an SRQ. */
 	struct sroce_queue rq;
@@ -364,21 +322,6 @@ void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs);
 void sroce_engine_arm_hold(struct sroce_qp *qp, unsigned long expires);
 
-/* rtt.c (send engine) */
-enum sroce_retx_due {
-	SROCE_RETX_NONE,
-	SROCE_RETX_PROBE,	/* no ACK for a probe timeout */
-	SROCE_RETX_TIMEOUT,	/* no ACK for the local ACK timeout */
-};
-void sroce_retx_arm(struct sroce_qp *qp);
-void sroce_retx_stop(struct sroce_qp *qp);
-enum sroce_retx_due sroce_retx_due(struct sroce_qp *qp);
-bool sroce_retx_probed(struct sroce_qp *qp);
-void sroce_retx_skip_probe(struct sroce_qp *qp);
-void sroce_rtt_sent(struct sroce_qp *qp, u32 psn);
-void sroce_rtt_acked(struct sroce_qp *qp);
-void sroce_rtt_discard(struct sroce_qp *qp);
-
 /* requester.c (send engine) */
 void sroce_requester_reset(struct sroce_qp *qp);
 bool sroce_requester_run(struct sroce_qp *qp, int *budget);
@@ -392,6 +335,10 @@ void sroce_completer_timeout(struct sroce_qp *qp);
 void sroce_completer_retire(struct sroce_qp *qp);
 void sroce_completer_rnr_expired(struct sroce_qp *qp);
 void sroce_completer_sqd_begin(struct sroce_qp *qp);
+void sroce_completer_reset(struct sroce_qp *qp);
+/* Read or atomic data up to @psn of WQE @idx (@st) is in place. */
+void sroce_completer_placed(struct sroce_qp *qp, u32 idx,
+			    const struct sroce_send_state *st, u32 psn);
 
 /* responder.c (receive engine) */
 void sroce_responder_reset(struct sroce_qp *qp);

@@ -399,7 +399,7 @@ sroce_req_send_rd_atomic(struct sroce_qp *qp, const struct rxe_send_wqe *wqe,
 		 */
 		f.dma_len = min(st->length - w->offset,
 				chunk - w->offset % chunk);
-		/* Only the run of missing responses (completer.c). */
+		/* Only the run of missing responses (read_gap.c). */
 		if (w->one_shot)
 			f.dma_len = min(f.dma_len, w->rereq_pkts * qp->mtu);
 	} else {
@@ -489,7 +489,7 @@ static enum sroce_req_result sroce_req_step(struct sroce_qp *qp,
 	}
 	if (ret != SROCE_REQ_DONE)
 		return ret;
-	if (sroce_qp_is_rc(qp) && !qp->req.retry_on)
+	if (sroce_qp_is_rc(qp) && !sroce_retx_armed(qp))
 		sroce_retx_arm(qp);
 	if (last)
 		sroce_req_advance(qp, st);
@@ -528,7 +528,7 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 	bool more = false;
 
 	if ((qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) ||
-	    qp->req.rnr_wait)
+	    sroce_rec_paused(&qp->rec))
 		return false;
 
 	for (;;) {
@@ -581,12 +581,8 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 /* Entering RTS from RTR: a fresh start at the SQ PSN. */
 void sroce_requester_reset(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->req;
-
-	memset(req, 0, sizeof(*req));
 	sroce_swin_reset(qp, qp->attr.sq_psn);
-	req->retry_left = qp->attr.retry_cnt;
-	req->rnr_left = qp->attr.rnr_retry;
+	sroce_completer_reset(qp);
 }
 
 /* RESET: every posted WQE is forgotten, without completions. */

@@ -32,7 +32,7 @@
  *    have been lost, and a responder NAKs a gap once). The responder
  *    acknowledges duplicates again and executes nothing twice, so an
  *    early resend is safe with any peer. For a read, a probe asks
- *    again for the responses it lacks (completer.c); an atomic waits
+ *    again for the responses it lacks (read_gap.c); an atomic waits
  *    for the ACK timeout.
  *  - A probe is not a retry: it leaves retry_left alone. At most
  *    SROCE_MAX_PROBES are sent, each after twice the wait of the one
@@ -53,6 +53,8 @@
 
 #include "sroce.h"
 #include "qp.h"
+#include "rtt.h"
+#include "trace.h"
 
 #define SROCE_MAX_PROBES	2
 #define SROCE_PTO_MIN_US	10000
@@ -69,6 +71,12 @@ module_param_named(tail_probes, sroce_tail_probes, bool, 0644);
 MODULE_PARM_DESC(tail_probes,
 		 "RC: when no ACK came for a few round trips, resend the newest packet, then the oldest unacknowledged one (default: Y)");
 
+/* Entering RTS: no estimate, nothing outstanding (both engine locks). */
+void sroce_rtt_reset(struct sroce_qp *qp)
+{
+	memset(&qp->rtt, 0, sizeof(qp->rtt));
+}
+
 /* The local ACK timeout in jiffies; 0: none (wait for ever). */
 static unsigned long sroce_retx_ack_timeout(const struct sroce_qp *qp)
 {
@@ -83,25 +91,25 @@ static unsigned long sroce_retx_ack_timeout(const struct sroce_qp *qp)
 }
 
 /* The probe timeout in jiffies; 0 before the first RTT sample. */
-static unsigned long sroce_retx_pto(const struct sroce_req *req)
+static unsigned long sroce_retx_pto(const struct sroce_rtt *rtt)
 {
 	u32 us;
 
-	if (!req->srtt_us)
+	if (!rtt->srtt_us)
 		return 0;
-	us = max3(2 * req->srtt_us, req->srtt_us + 4 * req->rttvar_us,
+	us = max3(2 * rtt->srtt_us, rtt->srtt_us + 4 * rtt->rttvar_us,
 		  (u32)SROCE_PTO_MIN_US);
 	/* A tick may end right after it is armed: two are at least one. */
 	return max_t(unsigned long, usecs_to_jiffies(us) + 1, 2);
 }
 
 /* The earlier of the two deadlines. */
-static unsigned long sroce_retx_next(const struct sroce_req *req)
+static unsigned long sroce_retx_next(const struct sroce_rtt *rtt)
 {
-	if (req->probes_left &&
-	    time_before(req->probe_deadline, req->retry_deadline))
-		return req->probe_deadline;
-	return req->retry_deadline;
+	if (rtt->probes_left &&
+	    time_before(rtt->probe_deadline, rtt->retry_deadline))
+		return rtt->probe_deadline;
+	return rtt->retry_deadline;
 }
 
 /*
@@ -110,41 +118,46 @@ static unsigned long sroce_retx_next(const struct sroce_req *req)
  */
 void sroce_retx_arm(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->req;
+	struct sroce_rtt *rtt = &qp->rtt;
 	unsigned long timeout = sroce_retx_ack_timeout(qp);
-	unsigned long pto = sroce_retx_pto(req);
+	unsigned long pto = sroce_retx_pto(rtt);
 
 	if (qp->dying || !timeout)
 		return;
-	req->retry_deadline = jiffies + timeout;
-	req->probes_left = READ_ONCE(sroce_tail_probes) && pto &&
+	rtt->retry_deadline = jiffies + timeout;
+	rtt->probes_left = READ_ONCE(sroce_tail_probes) && pto &&
 			   pto < timeout ? SROCE_MAX_PROBES : 0;
-	req->probe_deadline = jiffies + pto;
-	req->retry_on = true;
+	rtt->probe_deadline = jiffies + pto;
+	rtt->retry_on = true;
 	/* Only the engine modifies the timer: expires is stable here. */
 	if (!timer_pending(&qp->retry_timer) ||
-	    time_before(sroce_retx_next(req), qp->retry_timer.expires))
-		mod_timer(&qp->retry_timer, sroce_retx_next(req));
+	    time_before(sroce_retx_next(rtt), qp->retry_timer.expires))
+		mod_timer(&qp->retry_timer, sroce_retx_next(rtt));
 }
 
 /* Nothing is outstanding: the timer may still fire, to no effect. */
 void sroce_retx_stop(struct sroce_qp *qp)
 {
-	qp->req.retry_on = false;
+	qp->rtt.retry_on = false;
+}
+
+bool sroce_retx_armed(const struct sroce_qp *qp)
+{
+	return qp->rtt.retry_on;
 }
 
 /* The timer fired: which deadline, if any, has really passed? */
 enum sroce_retx_due sroce_retx_due(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->req;
+	struct sroce_rtt *rtt = &qp->rtt;
 
-	if (!req->retry_on || qp->dying)
+	if (!rtt->retry_on || qp->dying)
 		return SROCE_RETX_NONE;
-	if (!time_before(jiffies, req->retry_deadline))
+	if (!time_before(jiffies, rtt->retry_deadline))
 		return SROCE_RETX_TIMEOUT;
-	if (req->probes_left && !time_before(jiffies, req->probe_deadline))
+	if (rtt->probes_left && !time_before(jiffies, rtt->probe_deadline))
 		return SROCE_RETX_PROBE;
-	mod_timer(&qp->retry_timer, sroce_retx_next(req));
+	mod_timer(&qp->retry_timer, sroce_retx_next(rtt));
 	return SROCE_RETX_NONE;
 }
 
@@ -154,57 +167,64 @@ enum sroce_retx_due sroce_retx_due(struct sroce_qp *qp)
  */
 bool sroce_retx_probed(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->req;
-	unsigned int nth = SROCE_MAX_PROBES - --req->probes_left;
+	struct sroce_rtt *rtt = &qp->rtt;
+	unsigned int nth = SROCE_MAX_PROBES - --rtt->probes_left;
 
-	req->probe_deadline = jiffies + (sroce_retx_pto(req) << nth);
-	mod_timer(&qp->retry_timer, sroce_retx_next(req));
+	rtt->probe_deadline = jiffies + (sroce_retx_pto(rtt) << nth);
+	mod_timer(&qp->retry_timer, sroce_retx_next(rtt));
 	return nth == 1;
 }
 
 /* No probe for the oldest WQE: an atomic, or a read with nothing to ask. */
 void sroce_retx_skip_probe(struct sroce_qp *qp)
 {
-	qp->req.probes_left = 0;
-	mod_timer(&qp->retry_timer, sroce_retx_next(&qp->req));
+	qp->rtt.probes_left = 0;
+	mod_timer(&qp->retry_timer, sroce_retx_next(&qp->rtt));
 }
 
 /* A new AckReq packet with @psn went out: time it if nothing else is. */
 void sroce_rtt_sent(struct sroce_qp *qp, u32 psn)
 {
-	struct sroce_req *req = &qp->req;
+	struct sroce_rtt *rtt = &qp->rtt;
 
-	if (req->rtt_sampling || sroce_psn_before(psn, qp->swin.sent_end))
+	if (rtt->sampling || sroce_psn_before(psn, qp->swin.sent_end))
 		return;
-	req->rtt_sampling = true;
-	req->rtt_psn = psn;
-	req->rtt_start = jiffies;
+	rtt->sampling = true;
+	rtt->sample_psn = psn;
+	rtt->sample_start = jiffies;
 }
 
 /* A timer sends again: the sample running would measure the timer. */
 void sroce_rtt_discard(struct sroce_qp *qp)
 {
-	qp->req.rtt_sampling = false;
+	qp->rtt.sampling = false;
 }
 
 /* swin.acked_psn moved: the sample ends if its packet is acknowledged. */
 void sroce_rtt_acked(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->req;
+	struct sroce_rtt *rtt = &qp->rtt;
 	u32 r, diff;
 
-	if (!req->rtt_sampling || !sroce_psn_after(qp->swin.acked_psn, req->rtt_psn))
+	if (!rtt->sampling ||
+	    !sroce_psn_after(qp->swin.acked_psn, rtt->sample_psn))
 		return;
-	req->rtt_sampling = false;
+	rtt->sampling = false;
 	/* A sample within one tick counts as half a tick. */
-	r = jiffies_to_usecs(jiffies - req->rtt_start);
+	r = jiffies_to_usecs(jiffies - rtt->sample_start);
 	r = clamp_t(u32, r, jiffies_to_usecs(1) / 2, SROCE_RTT_MAX_US);
-	if (!req->srtt_us) {
-		req->srtt_us = r;
-		req->rttvar_us = r / 2;
+	if (!rtt->srtt_us) {
+		rtt->srtt_us = r;
+		rtt->rttvar_us = r / 2;
 		return;
 	}
-	diff = req->srtt_us > r ? req->srtt_us - r : r - req->srtt_us;
-	req->rttvar_us = (3 * req->rttvar_us + diff) / 4;
-	req->srtt_us = (7 * req->srtt_us + r) / 8;
+	diff = rtt->srtt_us > r ? rtt->srtt_us - r : r - rtt->srtt_us;
+	rtt->rttvar_us = (3 * rtt->rttvar_us + diff) / 4;
+	rtt->srtt_us = (7 * rtt->srtt_us + r) / 8;
+}
+
+void sroce_rtt_trace_retx(struct sroce_qp *qp, u32 psn, int cause)
+{
+	trace_sroce_retransmit(qp->ib_qp.device, qp->ib_qp.qp_num, psn, cause,
+			       qp->rtt.srtt_us, qp->rtt.rttvar_us);
 }

@@ -234,7 +234,7 @@ bool sroce_swin_psn_valid(const struct sroce_qp *qp, u32 psn)
  * position is at the newest PSN sent: nothing waits at a gate (a read's
  * next chunk, a fence) that a jump back and forth could pass.
  */
-static bool sroce_swin_data_psn(struct sroce_qp *qp, u32 psn)
+bool sroce_swin_may_resend_one(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_send_state *st;
 	u32 idx;
@@ -262,7 +262,7 @@ bool sroce_swin_probe_psn(struct sroce_qp *qp, u32 *psn)
 {
 	u32 newest = sroce_psn_sub(qp->swin.sent_end, 1);
 
-	if (!sroce_swin_data_psn(qp, newest))
+	if (!sroce_swin_may_resend_one(qp, newest))
 		return false;
 	*psn = newest;
 	return true;
@@ -279,7 +279,7 @@ bool sroce_swin_resend_one(struct sroce_qp *qp, u32 psn)
 	struct sroce_send_window *w = &qp->swin;
 	u32 resume = w->psn;
 
-	if (!sroce_swin_data_psn(qp, psn))
+	if (!sroce_swin_may_resend_one(qp, psn))
 		return false;
 	sroce_swin_seek(qp, psn);
 	w->one_shot = true;

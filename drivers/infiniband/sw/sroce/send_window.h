@@ -59,6 +59,18 @@
 
 struct sroce_qp;
 
+/*
+ * RC flow control: at most this many PSNs beyond the oldest one not
+ * acknowledged are sent; a read is asked for in chunks of as many
+ * packets (requester.c).
+ */
+#define SROCE_MAX_INFLIGHT	128
+/*
+ * A read request may start just inside that limit and ask for a whole
+ * chunk: its responses' PSNs stay within twice it of acked_psn.
+ */
+#define SROCE_RD_AHEAD_BITS	(2 * SROCE_MAX_INFLIGHT)
+
 /* What the kernel keeps about one fetched send WQE, indexed like the ring. */
 struct sroce_send_state {
 	u32 first_psn;
@@ -151,6 +163,8 @@ void sroce_swin_seek(struct sroce_qp *qp, u32 psn);
 
 /* The newest PSN sent, if a one-packet probe may send it again. */
 bool sroce_swin_probe_psn(struct sroce_qp *qp, u32 *psn);
+/* @psn is data waiting for its ACK, and may be sent again alone. */
+bool sroce_swin_may_resend_one(struct sroce_qp *qp, u32 psn);
 /* Sends @psn again alone, then goes on; false where it does not apply. */
 bool sroce_swin_resend_one(struct sroce_qp *qp, u32 psn);
 /*
