@@ -56,6 +56,7 @@
 
 #include <sroce/packet.h>
 #include <sroce/recovery.h>
+#include <sroce/resp_res.h>
 
 #include "av.h"
 #include "queue.h"
@@ -77,39 +78,6 @@ struct sroce_req {
 	u8 rnr_left;
 	bool sqd_notified;
 };
-
-/* Where a read's responses are sent from: one execution of a request. */
-struct sroce_resp_cursor {
-	u64 va;
-	u32 psn;		/* next response PSN to send */
-	u32 length;
-	u32 offset;		/* bytes already sent */
-};
-
-/*
- * Responder-side read/atomic resource (IBTA 9.5, "responder resources").
- * A repeat of part of a read that lies wholly behind the responses still
- * being sent is served first, from @patch, and then @cur goes on where it
- * was: the requester lacks only that part (responder.c). 64 bytes, so
- * that a QP's SROCE_MAX_RD_ATOMIC of them fit one 8 KiB allocation.
- */
-struct sroce_resp_res {
-	u32 first_psn;
-	u32 last_psn;
-	u32 rkey;
-	/* Bits, so that the resource stays 64 bytes; all under rcv.lock. */
-	u8 atomic:1;
-	u8 used:1;		/* holds a request (for duplicates) */
-	u8 pending:1;		/* responses still to send */
-	u8 answered:1;	/* all sent once; kept for duplicates */
-	u8 patch_on:1;	/* reads: @patch goes before the rest of @cur */
-	struct sroce_resp_cursor cur;
-	union {
-		struct sroce_resp_cursor patch;		/* reads */
-		u64 orig;	/* atomics: the value before the operation */
-	};
-};
-static_assert(sizeof(struct sroce_resp_res) <= 64);
 
 /* Responder position; see responder.c. */
 struct sroce_resp {
@@ -141,10 +109,8 @@ struct sroce_resp {
 	void *rwqe;
 	bool have_rwqe;
 	bool last_wqe_reported;	/* SRQ: LAST_WQE_REACHED raised in ERR */
-	/* Read/atomic resources, a ring of SROCE_MAX_RD_ATOMIC entries. */
-	struct sroce_resp_res *res;
-	u32 res_next;		/* slot of the next new resource */
-	u32 res_pending;	/* resources with responses to send */
+	/* Read/atomic resources (RC), SROCE_MAX_RD_ATOMIC slots. */
+	struct sroce_rres_ring rres;
 };
 
 /* Engine flags (struct sroce_engine.flags, atomic bit numbers). */

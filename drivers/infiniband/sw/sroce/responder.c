@@ -297,52 +297,6 @@ static enum sroce_resp_result sroce_resp_write(struct sroce_qp *qp,
 	return SROCE_RESP_OK;
 }
 
-/* A free slot for a new read/atomic resource, or NULL (too many). */
-static struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp)
-{
-	struct sroce_resp *resp = &qp->resp;
-	struct sroce_resp_res *res = &resp->res[resp->res_next];
-
-	if (res->pending) {
-		/*
-		 * A requester starts a new read or atomic only once it has
-		 * retired its oldest one, the one in this slot, and so has its
-		 * responses. If they had all gone out, what is queued is a
-		 * replay for a duplicate, which nobody waits for any more.
-		 * Otherwise the requester has more outstanding than we have
-		 * resources: an invalid request.
-		 */
-		if (!res->answered)
-			return NULL;
-		res->pending = false;
-		resp->res_pending--;
-	}
-	resp->res_next = (resp->res_next + 1) % SROCE_MAX_RD_ATOMIC;
-	memset(res, 0, sizeof(*res));
-	res->used = true;
-	return res;
-}
-
-static void sroce_resp_res_queue(struct sroce_qp *qp,
-				 struct sroce_resp_res *res)
-{
-	if (!res->pending) {
-		res->pending = true;
-		qp->resp.res_pending++;
-	}
-}
-
-static u32 sroce_resp_read_packets(struct sroce_qp *qp, u32 len)
-{
-	return max_t(u32, 1, DIV_ROUND_UP(len, qp->mtu));
-}
-
-/* The PSN of the last response to a read of @len bytes from @psn. */
-static u32 sroce_resp_read_last(struct sroce_qp *qp, u32 psn, u32 len)
-{
-	return sroce_psn_add(psn, sroce_resp_read_packets(qp, len) - 1);
-}
-
 static enum sroce_resp_result sroce_resp_read(struct sroce_qp *qp,
 					      struct sk_buff *skb,
 					      const struct sroce_packet_info *info)
@@ -359,16 +313,11 @@ static enum sroce_resp_result sroce_resp_read(struct sroce_qp *qp,
 				IB_ACCESS_REMOTE_READ, sroce_reth_va(reth),
 				len))
 		return SROCE_RESP_ACCESS;
-	res = sroce_resp_new_res(qp);
+	res = sroce_rres_new(&resp->rres);
 	if (!res)
 		return SROCE_RESP_INV_REQ;
-	res->first_psn = info->psn;
-	res->last_psn = sroce_resp_read_last(qp, info->psn, len);
-	res->cur.psn = info->psn;
-	res->cur.va = sroce_reth_va(reth);
-	res->cur.length = len;
-	res->rkey = sroce_reth_rkey(reth);
-	sroce_resp_res_queue(qp, res);
+	sroce_rres_start_read(&resp->rres, res, qp->mtu, info->psn,
+			      sroce_reth_va(reth), len, sroce_reth_rkey(reth));
 	resp->psn = sroce_psn_add(res->last_psn, 1);
 	resp->msn++;
 	/* The read response acknowledges everything before it. */
@@ -397,7 +346,7 @@ static enum sroce_resp_result sroce_resp_atomic(struct sroce_qp *qp,
 			    IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64), &iova);
 	if (!mr)
 		return SROCE_RESP_ACCESS;
-	res = sroce_resp_new_res(qp);
+	res = sroce_rres_new(&qp->resp.rres);
 	if (!res) {
 		sroce_mr_put(mr);
 		return SROCE_RESP_INV_REQ;
@@ -410,12 +359,7 @@ static enum sroce_resp_result sroce_resp_atomic(struct sroce_qp *qp,
 	sroce_mr_put(mr);
 	if (err)
 		return SROCE_RESP_ACCESS;
-	res->atomic = true;
-	res->first_psn = info->psn;
-	res->last_psn = info->psn;
-	res->cur.psn = info->psn;
-	res->orig = orig;
-	sroce_resp_res_queue(qp, res);
+	sroce_rres_start_atomic(&qp->resp.rres, res, info->psn, orig);
 	qp->resp.psn = sroce_psn_add(info->psn, 1);
 	qp->resp.msn++;
 	qp->resp.ack_pending = false;
@@ -485,85 +429,23 @@ static enum sroce_resp_result sroce_resp_execute(struct sroce_qp *qp,
 	return SROCE_RESP_INV_REQ;
 }
 
-/* Resource holding @psn (a read's response range, an atomic's PSN). */
-static struct sroce_resp_res *sroce_resp_find_res(struct sroce_qp *qp,
-						  u32 psn, bool atomic)
-{
-	u32 i;
-
-	for (i = 0; i < SROCE_MAX_RD_ATOMIC; i++) {
-		struct sroce_resp_res *res = &qp->resp.res[i];
-
-		if (res->used && res->atomic == atomic &&
-		    sroce_psn_after_eq(psn, res->first_psn) &&
-		    sroce_psn_before_eq(psn, res->last_psn))
-			return res;
-	}
-	return NULL;
-}
-
-/*
- * Whether a patch for [@psn, @last] may replace the one under way: only
- * if it covers what that one has still to send (a late duplicate of an
- * older repeat must not cut it short; it restarts the read instead).
- */
-static bool sroce_resp_patch_covers(struct sroce_qp *qp,
-				    const struct sroce_resp_res *res,
-				    u32 psn, u32 last)
-{
-	const struct sroce_resp_cursor *p = &res->patch;
-
-	if (!res->patch_on)
-		return true;
-	return sroce_psn_before_eq(psn, p->psn) &&
-	       sroce_psn_after_eq(last, sroce_resp_read_last(qp, p->psn,
-						p->length - p->offset));
-}
-
 /*
  * A repeated RDMA READ request for the responses of @res from @psn on:
- * they are executed again (IBTA 9.9.2.2). A requester that placed the
- * responses after a loss asks for just the lost run. While @res is still
- * being sent, a run that lies wholly behind the responses sent so far is
- * sent first (the patch) and the rest then goes on where it was; any
- * other request (and a patch that would cut short the one under way)
- * replaces what was being sent and runs on to its end, so as not to cut
- * it off. Only the patch is a departure from sending in order, and the
- * responses it repeats are ones the requester asked for.
+ * they are executed again (IBTA 9.9.2.2), as much of them as
+ * sroce/resp_res.h says, and only where the rkey still allows.
  */
 static void sroce_resp_read_again(struct sroce_qp *qp,
 				  struct sroce_resp_res *res, u32 psn,
 				  u64 va, u32 rkey, u64 len)
 {
-	struct sroce_resp_cursor *c = &res->cur;
-	bool sending = res->pending && rkey == res->rkey;
-	bool patch = false;
-	u32 last;
+	struct sroce_rres_again again;
 
-	if (len > SROCE_MAX_MSG_SIZE)
+	if (!sroce_rres_read_again(res, qp->mtu, SROCE_MAX_MSG_SIZE, psn, va,
+				   len, rkey, &again) ||
+	    !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, again.va,
+				again.len))
 		return;
-	last = sroce_resp_read_last(qp, psn, len);
-	if (sending && sroce_psn_before(last, c->psn) &&
-	    sroce_resp_patch_covers(qp, res, psn, last)) {
-		patch = true;
-	} else if (sending && c->va + c->length > va + len) {
-		len = c->va + c->length - va;
-		if (len > SROCE_MAX_MSG_SIZE)
-			return;
-		last = sroce_resp_read_last(qp, psn, len);
-	}
-	if (sroce_psn_after(last, res->last_psn) ||
-	    !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, va, len))
-		return;
-	res->patch_on = patch;
-	if (patch)
-		c = &res->patch;
-	c->psn = psn;
-	c->va = va;
-	c->length = len;
-	c->offset = 0;
-	res->rkey = rkey;
-	sroce_resp_res_queue(qp, res);
+	sroce_rres_replay_read(&qp->resp.rres, res, &again, rkey);
 }
 
 /* A request with a PSN we have executed before (RC). */
@@ -580,21 +462,15 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sk_buff *skb,
 		u32 rkey = sroce_reth_rkey(reth);
 		u64 len = sroce_reth_len(reth);
 
-		res = sroce_resp_find_res(qp, info->psn, false);
+		res = sroce_rres_find(&qp->resp.rres, info->psn, false);
 		if (res)
 			sroce_resp_read_again(qp, res, info->psn, va, rkey, len);
 		return;
 	}
 	if (flags & SROCE_OPF_ATOMIC) {
-		res = sroce_resp_find_res(qp, info->psn, true);
-		if (!res)
-			return;
-		/*
-		 * Answer from the saved result, with the request's PSN:
-		 * sending the acknowledgement advanced its PSN past it.
-		 */
-		res->cur.psn = res->first_psn;
-		sroce_resp_res_queue(qp, res);
+		res = sroce_rres_find(&qp->resp.rres, info->psn, true);
+		if (res)
+			sroce_rres_replay_atomic(&qp->resp.rres, res);
 		return;
 	}
 	/* SEND/WRITE: acknowledge again, with the newest PSN. */
@@ -900,7 +776,7 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 				struct sroce_resp_res *res)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
-	struct sroce_resp_cursor *c = res->patch_on ? &res->patch : &res->cur;
+	struct sroce_resp_cursor *c = sroce_rres_cursor(res);
 	u32 left = c->length - c->offset;
 	u32 payload = min(left, qp->mtu);
 	bool first = !c->offset;
@@ -946,26 +822,15 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 			/* The region went away under the read. */
 			sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num,
 				       skb, SROCE_DROP_TX_ABORTED);
-			res->pending = false;
-			qp->resp.res_pending--;
+			sroce_rres_abort(&qp->resp.rres, res);
 			sroce_resp_fatal(qp, c->psn, SROCE_RESP_ACCESS);
 			return false;
 		}
 	}
 	sroce_send_packet(qp, skb);
-	c->psn = sroce_psn_add(c->psn, 1);
-	c->offset += payload;
-	if (!last)
-		return true;
-	if (res->patch_on) {
-		/* The rest of the read goes on where it was. */
-		res->patch_on = false;
+	/* After a patch, the rest of the read goes on where it was. */
+	if (sroce_rres_sent(&qp->resp.rres, res, payload, last))
 		sroce_count(sdev, SROCE_CNT_READ_PATCHES);
-	} else {
-		res->pending = false;
-		res->answered = true;
-		qp->resp.res_pending--;
-	}
 	return true;
 }
 
@@ -981,9 +846,9 @@ bool sroce_responder_send(struct sroce_qp *qp, int *budget)
 
 	if (!sroce_qp_is_rc(qp) || qp->state < IB_QPS_RTR)
 		return false;
-	for (i = 0; i < SROCE_MAX_RD_ATOMIC && resp->res_pending; i++) {
-		struct sroce_resp_res *res =
-			&resp->res[(resp->res_next + i) % SROCE_MAX_RD_ATOMIC];
+	for (i = 0; i < resp->rres.slots && resp->rres.pending; i++) {
+		struct sroce_resp_res *res = &resp->rres.res[
+			(resp->rres.next + i) % resp->rres.slots];
 
 		while (res->pending && *budget > 0) {
 			if (!sroce_resp_send_res(qp, res))
@@ -991,9 +856,9 @@ bool sroce_responder_send(struct sroce_qp *qp, int *budget)
 			(*budget)--;
 		}
 		if (*budget <= 0)
-			return resp->res_pending != 0;
+			return resp->rres.pending != 0;
 	}
-	if (resp->ack_pending && !resp->res_pending) {
+	if (resp->ack_pending && !resp->rres.pending) {
 		resp->ack_pending = false;
 		sroce_resp_send_ack(qp, resp->ack_psn,
 				    sroce_resp_ack_syndrome());
@@ -1052,16 +917,15 @@ void sroce_responder_age_held(struct sroce_qp *qp)
 void sroce_responder_reset(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
+	struct sroce_rres_ring rres = resp->rres;
 	void *rwqe = resp->rwqe;
-	struct sroce_resp_res *res = resp->res;
 
 	sroce_responder_drop_held(qp);
 	memset(resp, 0, sizeof(*resp));
 	__skb_queue_head_init(&resp->held);
 	resp->rwqe = rwqe;
-	resp->res = res;
-	if (res)
-		memset(res, 0, SROCE_MAX_RD_ATOMIC * sizeof(*res));
+	resp->rres = rres;
+	sroce_rres_reset(&resp->rres);
 	resp->psn = qp->attr.rq_psn;
 }
 

@@ -139,9 +139,9 @@ static void sroce_qp_free_engine(struct sroce_qp *qp)
 {
 	sroce_swin_free(&qp->swin);
 	kfree(qp->resp.rwqe);
-	kfree(qp->resp.res);
+	kfree(qp->resp.rres.res);
 	qp->resp.rwqe = NULL;
-	qp->resp.res = NULL;
+	qp->resp.rres.res = NULL;
 }
 
 /* The engine's own copies: shadow send ring, receive WQE, resources. */
@@ -159,10 +159,11 @@ static int sroce_qp_alloc_engine(struct sroce_qp *qp)
 			goto nomem;
 	}
 	if (qp->ib_qp.qp_type == IB_QPT_RC) {
-		qp->resp.res = kcalloc(SROCE_MAX_RD_ATOMIC,
-				       sizeof(*qp->resp.res), gfp);
-		if (!qp->resp.res)
+		qp->resp.rres.res = kcalloc(SROCE_MAX_RD_ATOMIC,
+					    sizeof(*qp->resp.rres.res), gfp);
+		if (!qp->resp.rres.res)
 			goto nomem;
+		qp->resp.rres.slots = SROCE_MAX_RD_ATOMIC;
 	}
 	return 0;
 nomem:
