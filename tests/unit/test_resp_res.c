@@ -128,7 +128,8 @@ static void run_script(const struct step *steps, struct script *sc)
 }
 
 #define END		{ .ev = STOP }
-#define DUP(p, l, off)	{ .ev = DUP_READ, .psn = (p), .len = (l), .va_off = (off) }
+#define DUP(p, l, off) \
+	{ .ev = DUP_READ, .psn = (p), .len = (l), .va_off = (off) }
 #define DUPK(p, l, off, k) \
 	{ .ev = DUP_READ, .psn = (p), .len = (l), .va_off = (off), .rkey = (k) }
 #define DUPA(p)		{ .ev = DUP_ATOMIC, .psn = (p) }

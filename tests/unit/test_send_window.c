@@ -59,9 +59,10 @@ enum count { LOCAL_RUNS, OVERRUNS, FATAL, WC_ERRORS };
 /*
  * One step and the window after it. PSNs are relative to the script's
  * first PSN, slots to its first consumer index (a WQE's number in the
- * script's list, modulo the ring's size). sq: "!" if the QP is in ERR, then one character per
- * fetched WQE from the consumer index on: '.' not done, 'x' not done
- * but failed its checks, 'D' done, 'E' done with an error.
+ * script's list, modulo the ring's size). sq: "!" if the QP is in ERR,
+ * then one character per fetched WQE from the consumer index on: '.'
+ * not done, 'x' not done but failed its checks, 'D' done, 'E' done with
+ * an error.
  */
 struct step {
 	enum op op;
