@@ -213,17 +213,6 @@ static void post_one(void)
 
 /* The fake requester: requester.c's decisions, without packets. */
 
-static bool is_atomic(u32 op)
-{
-	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-static bool is_local(u32 op)
-{
-	return op == IB_WR_LOCAL_INV || op == IB_WR_BIND_MW ||
-	       op == IB_WR_REG_MR;
-}
 
 /* sroce_req_check() for a kernel RC QP, the SGE way. */
 static enum ib_wc_status fake_check(const struct rxe_send_wqe *wqe, u32 *len)
@@ -248,11 +237,11 @@ static enum ib_wc_status fake_check(const struct rxe_send_wqe *wqe, u32 *len)
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-	if (is_local(op))
+	if (sroce_wr_is_local(op))
 		return IB_WC_SUCCESS;
 	for (i = 0; i < wqe->dma.num_sge; i++)
 		total += wqe->dma.sge[i].length;
-	if (is_atomic(op)) {
+	if (sroce_wr_is_atomic(op)) {
 		if (total < sizeof(u64))
 			return IB_WC_LOC_LEN_ERR;
 		total = sizeof(u64);
@@ -276,10 +265,10 @@ static struct sroce_send_state *fake_fetch(void)
 		return NULL;
 	st->status = fake_check(wqe, &st->length);
 	st->rd_atomic = wqe->wr.opcode == IB_WR_RDMA_READ ||
-			is_atomic(wqe->wr.opcode);
-	if (st->status != IB_WC_SUCCESS || is_local(wqe->wr.opcode))
+			sroce_wr_is_atomic(wqe->wr.opcode);
+	if (st->status != IB_WC_SUCCESS || sroce_wr_is_local(wqe->wr.opcode))
 		npkts = 0;
-	else if (is_atomic(wqe->wr.opcode))
+	else if (sroce_wr_is_atomic(wqe->wr.opcode))
 		npkts = 1;
 	else
 		npkts = max_t(u32, 1, (st->length + qp->mtu - 1) / qp->mtu);
@@ -318,7 +307,7 @@ static bool fake_step(const struct rxe_send_wqe *wqe,
 	u32 len;
 
 	*last = true;
-	if (is_local(op)) {
+	if (sroce_wr_is_local(op)) {
 		if (wqe->wr.ex.invalidate_rkey == BAD_RKEY)
 			return false;
 		fx.local_runs++;
@@ -333,7 +322,7 @@ static bool fake_step(const struct rxe_send_wqe *wqe,
 			len = min(len, w->rereq_pkts * qp->mtu);
 		sroce_swin_sent(qp, max_t(u32, 1,
 					  (len + qp->mtu - 1) / qp->mtu), len);
-	} else if (is_atomic(op)) {
+	} else if (sroce_wr_is_atomic(op)) {
 		sroce_swin_sent(qp, 1, st->length - w->offset);
 	} else {
 		len = min(st->length - w->offset, qp->mtu);
@@ -367,7 +356,7 @@ static int fake_send(int budget)
 			sroce_swin_finish(st, st->status);
 			break;
 		}
-		if (st->done && is_local(wqe->wr.opcode)) {
+		if (st->done && sroce_wr_is_local(wqe->wr.opcode)) {
 			sroce_swin_pass(qp, st);
 			continue;
 		}
@@ -1337,10 +1326,8 @@ static void retire_full_cq(void)
 
 /*
  * A producer index moved back behind what was fetched: ERR, one fatal
- * event, counted. NOTE: the flush then stops at that producer index, so
- * WQE 1, fetched and sent, gets no completion, though the comment on
- * sroce_swin_overrun() says the flush completes what was fetched. This
- * pins what the code does; harmless (user space took the WQE back).
+ * event, counted. The flush then stops at that producer index, so WQE 1,
+ * fetched and sent, gets no completion: user space took it back.
  */
 static void overrun_backwards(void)
 {

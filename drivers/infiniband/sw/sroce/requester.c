@@ -59,18 +59,6 @@ bool sroce_qp_op_allowed(const struct sroce_qp *qp, u32 op)
 	}
 }
 
-static bool sroce_wr_is_atomic(u32 op)
-{
-	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-/* Executed by the requester itself: no packet, no SGEs. */
-static bool sroce_wr_is_local(u32 op)
-{
-	return op == IB_WR_LOCAL_INV || op == IB_WR_BIND_MW ||
-	       op == IB_WR_REG_MR;
-}
 
 bool sroce_wr_carries_data(u32 op)
 {

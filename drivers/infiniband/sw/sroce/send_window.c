@@ -77,8 +77,9 @@ void sroce_swin_discard(struct sroce_qp *qp)
  * than the ring's size ahead of the consumer (which looks the same once
  * masked), would send the requester round the ring over WQEs still in
  * flight. The QP is refused instead: ERR and a fatal event, so the
- * process learns that it broke the ring, and the flush completes what was
- * fetched.
+ * process learns that it broke the ring. The flush then completes what
+ * the ring holds up to that producer index: WQEs fetched past it, which
+ * the process took back, get no completion.
  */
 static bool sroce_swin_overrun(struct sroce_qp *qp, u32 prod)
 {
@@ -210,8 +211,7 @@ void sroce_swin_seek(struct sroce_qp *qp, u32 psn)
 	}
 	op = sroce_swin_wqe(w, idx)->wr.opcode;
 	if (sroce_psn_before(psn, st->first_psn) ||
-	    st->status != IB_WC_SUCCESS || op == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    op == IB_WR_ATOMIC_FETCH_AND_ADD)
+	    st->status != IB_WC_SUCCESS || sroce_wr_is_atomic(op))
 		psn = st->first_psn;
 	w->psn = psn;
 	w->offset = sroce_psn_diff(psn, st->first_psn) * qp->mtu;

@@ -71,6 +71,20 @@ struct sroce_qp;
  */
 #define SROCE_RD_AHEAD_BITS	(2 * SROCE_MAX_INFLIGHT)
 
+/* Work request kinds, by opcode. */
+static inline bool sroce_wr_is_atomic(u32 op)
+{
+	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Executed by the requester itself: no packet, no SGEs. */
+static inline bool sroce_wr_is_local(u32 op)
+{
+	return op == IB_WR_LOCAL_INV || op == IB_WR_BIND_MW ||
+	       op == IB_WR_REG_MR;
+}
+
 /* What the kernel keeps about one fetched send WQE, indexed like the ring. */
 struct sroce_send_state {
 	u32 first_psn;
