@@ -38,15 +38,16 @@
  *   RESEND_*,        the same hole again          unchanged    none
  *   GO_BACK
  *   RNR_WAIT         a hole                       RNR_WAIT     none (*)
- *   RESEND_*,        the responder executed       OPEN         RESEND_NAK:
- *   GO_BACK          @hole: rec_executed()                     see below
+ *   RESEND_*,        the responder executed       OPEN         none
+ *   GO_BACK          @hole: rec_executed()
  *   RESEND_NAK       an ACK covers @hole:         OPEN, then   learn; a
  *                    rec_ack()                    a new hole   second hole
  *                                                 maybe        before
  *                                                              @sent_end
  *                                                              is repaired
- *   RESEND_NAK       a NAK for @hole + 1 after    (then hole)  learn: held
- *                    the resend: rec_nak()                     nothing
+ *   RESEND_*         a NAK for @hole + 1 after    (then hole)  held nothing
+ *                    the resend: rec_nak()                     (learnt in
+ *                                                              RESEND_NAK)
  *   any              RNR NAK: rec_rnr()           RNR_WAIT     wait
  *   RNR_WAIT         the same RNR NAK again       RNR_WAIT     none
  *   RNR_WAIT         RNR timer: rec_rnr_expired() OPEN         send again
