@@ -26,7 +26,7 @@ PACKAGES=(
 	# guest harness
 	qemu-system-x86 busybox-static kmod cpio
 	# tools used inside the guest
-	iproute2 iputils-ping procps tcpdump ethtool
+	iproute2 iputils-ping procps tcpdump ethtool tshark
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	perftest rdmacm-utils
 	# UCX: ucx_perftest, and the headers and library of tests/guest/progs/ucp_verify

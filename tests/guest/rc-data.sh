@@ -8,8 +8,9 @@
 # bad lkey, flush on ERR); at path MTUs 256, 1024 and 4096, posted by
 # ibv_post_send and by the ibv_wr_* API. Between two devices, one on each
 # end of a veth pair (MTU 4500, so that active_mtu is 4096):
-#  (a) the peer end in network namespace "peer"; then once more (MTU
-#      1024, ibv_post_send) with netem on both ends of the veth;
+#  (a) the peer end in network namespace "peer", packets sent in GSO
+#      bursts (gso_tx); again without (MTU 1024, ibv_post_send); then
+#      once more with netem on both ends of the veth;
 #  (b) both ends in this namespace. The RDMA core resolves the peer's
 #      address by ARP on the veth, and the kernel ignores ARP between two
 #      local addresses unless accept_local is set (without it, moving the
@@ -96,6 +97,25 @@ no_bad_icrc
 for d in sroce0 sroce1; do
 	(($(port_counter $d tx_zero_copy) > 0)) || fail "$d sent nothing zero-copy"
 done
+# ...and in bursts of GSO skbs (gso_tx), which the veth hands whole to the
+# peer namespace, whose UDP socket cuts them into datagrams again (sroce0
+# sends the writes and reads' requests, sroce1 the read responses).
+for d in sroce0 sroce1; do
+	skbs=$(port_counter $d tx_gso_skbs) pkts=$(port_counter $d tx_gso_packets)
+	log "$d: $pkts packets in $skbs GSO skbs"
+	((skbs > 0 && pkts >= 4 * skbs)) ||
+		fail "$d: $pkts packets in $skbs GSO skbs, want 4 or more per skb"
+done
+# With gso_tx off, every packet crosses the stack alone, as before.
+log "(a) again, gso_tx off"
+echo 0 >/sys/module/sroce/parameters/gso_tx
+skbs=$(port_counter sroce0 tx_gso_skbs)
+MTUS=(1024) APIS=(post_send)
+rc_data_matrix netns-no-gso sroce0 192.0.2.1 sroce1 192.0.2.2
+MTUS=(256 1024 4096) APIS=(post_send wr_api)
+assert_eq "$(port_counter sroce0 tx_gso_skbs)" "$skbs" "GSO skbs with gso_tx off"
+echo 1 >/sys/module/sroce/parameters/gso_tx
+no_bad_icrc
 
 # The same over a veth that loses, delays, reorders and duplicates both
 # ways: every transfer still checked byte by byte (not the error

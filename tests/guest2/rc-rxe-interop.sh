@@ -7,7 +7,9 @@
 # the server and B as the client, then the other way round, so that each
 # driver is requester and responder of every operation against the other.
 # Every run must exit 0 on both sides and print its result table or
-# "iters in" line. Then the same under loss (netem). Under --impl rxe both guests run rxe: the case then
+# "iters in" line. The first half is captured on B and every datagram
+# checked (GSO on A must leave only ordinary RoCE v2 packets on the wire).
+# Then the same under loss (netem). Under --impl rxe both guests run rxe: the case then
 # shows that the runs themselves pass between two rxe.
 #
 # Run by scripts/guest/run-guest-pair with the role (A or B) as argument.
@@ -69,7 +71,70 @@ rounds() {
 	PAIR_CM=
 }
 
+# The wire as rdma_rxe on B receives it while A's sroce sends its bursts
+# as GSO skbs: every datagram, either way, must be an ordinary RoCE v2
+# packet. tests/tools/roce_pcap_check.py checks each one's ICRC, lengths
+# and checksums with code of its own (zlib's CRC-32), and must fail on
+# the same capture with one bit flipped in each packet; tshark's
+# InfiniBand dissector must decode every one of them, none malformed.
+capture_start() {
+	pcap=/tmp/wire.pcap
+	tcpdump -i eth0 -s 0 -U -w "$pcap" udp port 4791 2>"$RESULTS/tcpdump.log" &
+	cap_pid=$!
+	# tcpdump says "listening on" once its socket is open.
+	for _ in $(seq 50); do
+		grep -q "listening on" "$RESULTS/tcpdump.log" && return
+		sleep 0.2
+	done
+	fail "tcpdump did not start: $(cat "$RESULTS/tcpdump.log")"
+}
+
+capture_check() {
+	local out n bad rc=0
+	kill -INT "$cap_pid"
+	wait "$cap_pid" || true
+	out=$(run_timeout 300 /usr/bin/python3 "$REPO/tests/tools/roce_pcap_check.py" "$pcap") || rc=$?
+	echo "$out" | tail -n 20 >"$RESULTS/pcap-check.txt"
+	log "capture: $(echo "$out" | tail -n 1)"
+	((rc == 0)) || fail "capture check: $(echo "$out" | head -n 5)"
+	n=$(echo "$out" | sed -n 's/^roce_pcap_check: \([0-9]*\) packets.*/\1/p')
+	n6=$(echo "$out" | sed -n 's/.* packets (\([0-9]*\) IPv6).*/\1/p')
+	((n > 1000)) || fail "only $n RoCE packets captured"
+	((n6 > 100)) || fail "only $n6 RoCE packets over IPv6 captured"
+	out=$(run_timeout 300 /usr/bin/python3 "$REPO/tests/tools/roce_pcap_check.py" \
+		--flip-byte 0 "$pcap" | tail -n 1) || true
+	bad=$(echo "$out" | sed -n 's/.* IPv6), \([0-9]*\) bad ICRC.*/\1/p')
+	# Packets without payload have no byte to flip.
+	((bad > n / 2)) || fail "flipped capture: $out"
+	out=$(run_timeout 300 tshark -r "$pcap" -Y infiniband 2>/dev/null | grep -c .) || true
+	assert_eq "$out" "$n" "packets tshark decodes as InfiniBand"
+	out=$(run_timeout 300 tshark -r "$pcap" -Y _ws.malformed 2>/dev/null | grep -c .) || true
+	assert_eq "$out" 0 "malformed packets (tshark)"
+	rm -f "$pcap"
+}
+
+[[ $ROLE == B ]] && capture_start
 rounds A
+# Over IPv6 as well, A sending writes and read responses.
+g6=$(wait_roce_gid 10 "$dev" "$MY_IP6") || fail "no RoCE v2 GID for $MY_IP6 on $dev"
+pair_bw write-bw-ipv6-B-serves B 60 "$dev" "$g6" ib_write_bw 65536 20
+pair_bw read-bw-ipv6-A-serves A 60 "$dev" "$g6" ib_read_bw 65536 20
+[[ $ROLE == B ]] && capture_check
+if [[ $ROLE == A && $SROCE_IMPL == sroce ]]; then
+	skbs=$(port_counter "$dev" tx_gso_skbs)
+	pkts=$(port_counter "$dev" tx_gso_packets)
+	log "$dev: $pkts packets in $skbs GSO skbs"
+	((skbs > 0 && pkts >= 4 * skbs)) ||
+		fail "GSO: $pkts packets in $skbs skbs, want 4 or more per skb"
+	# What rxe sent came up chained by GRO (gro_rx), and every packet
+	# still had its ICRC checked (wire_done: no rx_bad_icrc).
+	skbs=$(port_counter "$dev" rx_gro_skbs)
+	pkts=$(port_counter "$dev" rx_gro_packets)
+	log "$dev: received $pkts packets in $skbs GRO chains"
+	((skbs > 0 && pkts >= 2 * skbs)) ||
+		fail "GRO: $pkts packets in $skbs chains"
+	assert_eq "$(port_counter "$dev" rx_bad_icrc)" 0 "$dev bad ICRC"
+fi
 rounds B
 
 # The bad wire of guest2/rc-netem: rxe drops what comes out of order, so

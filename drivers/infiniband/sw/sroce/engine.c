@@ -234,8 +234,12 @@ static bool sroce_engine_step_rcv(struct sroce_qp *qp)
 
 static bool sroce_engine_step(struct sroce_qp *qp, struct sroce_engine *e)
 {
-	return e == &qp->snd ? sroce_engine_step_snd(qp) :
-			       sroce_engine_step_rcv(qp);
+	bool more = e == &qp->snd ? sroce_engine_step_snd(qp) :
+				    sroce_engine_step_rcv(qp);
+
+	/* What the step sent to the wire leaves now, in one go. */
+	sroce_tx_flush(&e->tx);
+	return more;
 }
 
 static void sroce_engine_kick_one(struct sroce_qp *qp, struct sroce_engine *e);
@@ -463,6 +467,7 @@ static void sroce_engine_init_one(struct sroce_engine *e, work_func_t fn)
 {
 	INIT_WORK(&e->work, fn);
 	skb_queue_head_init(&e->rx);
+	sroce_tx_burst_init(&e->tx);
 }
 
 void sroce_engine_setup(struct sroce_qp *qp)

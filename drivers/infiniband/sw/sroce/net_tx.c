@@ -29,6 +29,7 @@
 #include "net_tx.h"
 #include "drop.h"
 #include "skb_icrc.h"
+#include "tx_burst.h"
 
 #define SROCE_TX_TTL		64
 
@@ -165,8 +166,7 @@ static void sroce_push_udp(struct sk_buff *skb, u16 src_port)
 	uh->check = 0;
 }
 
-static void sroce_push_ipv4(struct sroce_dev *sdev, struct sk_buff *skb,
-			    const struct sroce_av *av, bool local)
+static void sroce_push_ipv4(struct sk_buff *skb, const struct sroce_av *av)
 {
 	struct iphdr *iph;
 
@@ -182,11 +182,9 @@ static void sroce_push_ipv4(struct sroce_dev *sdev, struct sk_buff *skb,
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = av->saddr.in4.sin_addr.s_addr;
 	iph->daddr = av->daddr.in4.sin_addr.s_addr;
-	if (local)
-		iph->id = 0;
-	else
-		__ip_select_ident(sdev->net, iph, 1);
-	ip_send_check(iph);
+	/* Identification and checksum when it leaves (not for local ones). */
+	iph->id = 0;
+	iph->check = 0;
 	skb->protocol = htons(ETH_P_IP);
 }
 
@@ -251,19 +249,69 @@ static u8 *sroce_tx_trailer(struct sk_buff *skb, unsigned int len)
 	return p;
 }
 
-/* @src_qpn: the sending QP, named to a receiver on this host. */
-int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
-		  struct sk_buff *skb, u16 src_port, struct dst_cache *cache,
-		  u32 src_qpn)
+int sroce_tx_seal(struct sk_buff *skb)
+{
+	unsigned int len = skb->len - skb_transport_offset(skb) -
+			   sizeof(struct udphdr);
+	__le32 icrc;
+
+	/* Only fails if the packet is shorter than its UDP header says. */
+	if (sroce_skb_icrc(skb, len, &icrc))
+		return -EINVAL;
+	return skb_store_bits(skb, skb->len - sizeof(icrc), &icrc,
+			      sizeof(icrc));
+}
+
+int sroce_tx_output(struct sroce_dev *sdev, const struct sroce_av *av,
+		    struct dst_cache *cache, struct sk_buff *skb)
 {
 	bool ipv6 = av->network_type == RDMA_NETWORK_IPV6;
-	struct sroce_dev *local;
-	unsigned int bth_len, pad;
-	bool zero_copy;
 	struct dst_entry *dst;
-	__le32 icrc;
-	u8 *trailer;
 	int err;
+
+	dst = ipv6 ? sroce_route6(sdev, av, cache) :
+		     sroce_route4(sdev, av, cache);
+	if (IS_ERR(dst)) {
+		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_NO_ROUTE);
+		return PTR_ERR(dst);
+	}
+	skb_dst_set(skb, dst);
+	skb->dev = dst->dev;
+	memset(skb->cb, 0, sizeof(skb->cb));
+	err = ipv6 ? ip6_local_out(sdev->net, NULL, skb) :
+		     ip_local_out(sdev->net, NULL, skb);
+	return net_xmit_eval(err);
+}
+
+int sroce_tx_one(struct sroce_dev *sdev, const struct sroce_av *av,
+		 struct sk_buff *skb, struct dst_cache *cache)
+{
+	bool zero_copy = skb_is_nonlinear(skb);
+	int err;
+
+	if (av->network_type != RDMA_NETWORK_IPV6) {
+		__ip_select_ident(sdev->net, ip_hdr(skb), 1);
+		ip_send_check(ip_hdr(skb));
+	}
+	err = sroce_tx_seal(skb);
+	if (err) {
+		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_ABORTED);
+		goto out;
+	}
+	err = sroce_tx_output(sdev, av, cache, skb);
+out:
+	sroce_count(sdev, err ? SROCE_CNT_TX_ERRORS : SROCE_CNT_TX_PACKETS);
+	if (!err && zero_copy)
+		sroce_count(sdev, SROCE_CNT_TX_ZERO_COPY);
+	return err;
+}
+
+int sroce_tx_queue(struct sroce_dev *sdev, const struct sroce_av *av,
+		   struct sk_buff *skb, u16 src_port, struct dst_cache *cache,
+		   u32 src_qpn, struct sroce_tx_burst *burst)
+{
+	struct sroce_dev *local;
+	unsigned int pad;
 
 	/*
 	 * The caller set the BTH pad count; the bytes are zero. Every header
@@ -271,10 +319,7 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	 * skb->data is the BTH; headers go in front, pad and ICRC behind.
 	 */
 	pad = sroce_pad_count(skb->len);
-	bth_len = skb->len + pad;
-	zero_copy = skb_is_nonlinear(skb);
-	trailer = sroce_tx_trailer(skb, pad + SROCE_ICRC_BYTES);
-	if (!trailer) {
+	if (!sroce_tx_trailer(skb, pad + SROCE_ICRC_BYTES)) {
 		sroce_count(sdev, SROCE_CNT_TX_ERRORS);
 		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_ABORTED);
 		return -ENOMEM;
@@ -282,17 +327,18 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	sroce_push_udp(skb, src_port);
 	rcu_read_lock();
 	local = sroce_tx_local_dev(sdev, av);
-	if (ipv6)
+	/* The IPv4 identification is chosen when the packet leaves. */
+	if (av->network_type == RDMA_NETWORK_IPV6)
 		sroce_push_ipv6(skb, av);
 	else
-		sroce_push_ipv4(sdev, skb, av, local);
+		sroce_push_ipv4(skb, av);
 	if (local) {
 		skb->dev = local->ndev;
 		skb->pkt_type = PACKET_HOST;
 		__skb_pull(skb, skb_transport_offset(skb));
 		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
 		sroce_count(sdev, SROCE_CNT_LOCAL_DELIVERIES);
-		if (zero_copy)
+		if (skb_is_nonlinear(skb))
 			sroce_count(sdev, SROCE_CNT_TX_ZERO_COPY);
 		sroce_recv(local, skb, src_qpn);
 		rcu_read_unlock();
@@ -300,29 +346,14 @@ int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 	}
 	rcu_read_unlock();
 
-	/* Only fails if the packet is shorter than its UDP header says. */
-	if (sroce_skb_icrc(skb, bth_len + SROCE_ICRC_BYTES, &icrc)) {
-		sroce_count(sdev, SROCE_CNT_TX_ERRORS);
-		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_ABORTED);
-		return -EINVAL;
-	}
-	memcpy(trailer + pad, &icrc, sizeof(icrc));
-	dst = ipv6 ? sroce_route6(sdev, av, cache) :
-		     sroce_route4(sdev, av, cache);
-	if (IS_ERR(dst)) {
-		sroce_count(sdev, SROCE_CNT_TX_ERRORS);
-		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_NO_ROUTE);
-		return PTR_ERR(dst);
-	}
+	if (burst && sroce_tx_burst_add(burst, sdev, av, cache, skb))
+		return 0;
+	return sroce_tx_one(sdev, av, skb, cache);
+}
 
-	skb_dst_set(skb, dst);
-	skb->dev = dst->dev;
-	memset(skb->cb, 0, sizeof(skb->cb));
-	err = ipv6 ? ip6_local_out(sdev->net, NULL, skb) :
-		     ip_local_out(sdev->net, NULL, skb);
-	err = net_xmit_eval(err);
-	sroce_count(sdev, err ? SROCE_CNT_TX_ERRORS : SROCE_CNT_TX_PACKETS);
-	if (!err && zero_copy)
-		sroce_count(sdev, SROCE_CNT_TX_ZERO_COPY);
-	return err;
+int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
+		  struct sk_buff *skb, u16 src_port, struct dst_cache *cache,
+		  u32 src_qpn)
+{
+	return sroce_tx_queue(sdev, av, skb, src_port, cache, src_qpn, NULL);
 }

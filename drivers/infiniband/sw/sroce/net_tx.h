@@ -63,5 +63,27 @@ bool sroce_tx_zero_copy(u32 payload_len);
 int sroce_tx_send(struct sroce_dev *sdev, const struct sroce_av *av,
 		  struct sk_buff *skb, u16 src_port, struct dst_cache *cache,
 		  u32 src_qpn);
+/*
+ * The same, except that a packet for the wire may wait in @burst (or
+ * NULL) until sroce_tx_flush(), to leave with the packets after it
+ * (tx_burst.c). Returns 0 for a packet that waits.
+ */
+struct sroce_tx_burst;
+int sroce_tx_queue(struct sroce_dev *sdev, const struct sroce_av *av,
+		   struct sk_buff *skb, u16 src_port, struct dst_cache *cache,
+		   u32 src_qpn, struct sroce_tx_burst *burst);
+
+/*
+ * For tx_burst.c. A packet whose IP and UDP headers are final (skb->data
+ * at the IP header) gets its ICRC; -EINVAL if it is shorter than its UDP
+ * header says. sroce_tx_output() routes and sends one skb (a GSO one
+ * too), consuming it, and returns 0 or -errno; it counts nothing.
+ */
+int sroce_tx_seal(struct sk_buff *skb);
+/* One such packet (IPv4 identification 0) to the wire, now, counted. */
+int sroce_tx_one(struct sroce_dev *sdev, const struct sroce_av *av,
+		 struct sk_buff *skb, struct dst_cache *cache);
+int sroce_tx_output(struct sroce_dev *sdev, const struct sroce_av *av,
+		    struct dst_cache *cache, struct sk_buff *skb);
 
 #endif /* SROCE_NET_TX_H */

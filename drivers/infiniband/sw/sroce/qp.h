@@ -64,6 +64,7 @@
 #include "read_gap.h"
 #include "rtt.h"
 #include "send_window.h"
+#include "tx_burst.h"
 
 struct sroce_cq;
 
@@ -129,6 +130,8 @@ struct sroce_engine {
 	/* Packets for this half, and their truesize (under rx.lock). */
 	struct sk_buff_head rx;
 	unsigned int rx_bytes;
+	/* Packets of the current step for the wire (tx_burst.c). */
+	struct sroce_tx_burst tx;
 };
 
 /* What the receive path stores in the cb of a packet it queues. */
@@ -292,7 +295,8 @@ void sroce_engine_arm_hold(struct sroce_qp *qp, unsigned long expires);
 void sroce_requester_reset(struct sroce_qp *qp);
 bool sroce_requester_run(struct sroce_qp *qp, int *budget);
 void sroce_requester_discard(struct sroce_qp *qp);
-int sroce_send_packet(struct sroce_qp *qp, struct sk_buff *skb);
+int sroce_send_packet(struct sroce_qp *qp, struct sroce_engine *e,
+		      struct sk_buff *skb);
 
 /* completer.c (send engine) */
 enum sroce_drop_reason sroce_completer_recv(struct sroce_qp *qp,

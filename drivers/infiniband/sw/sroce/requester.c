@@ -172,13 +172,14 @@ static u16 sroce_req_sport(const struct sroce_qp *qp, u32 dest_qpn)
 				  dest_qpn);
 }
 
-int sroce_send_packet(struct sroce_qp *qp, struct sk_buff *skb)
+int sroce_send_packet(struct sroce_qp *qp, struct sroce_engine *e,
+		      struct sk_buff *skb)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 
-	return sroce_tx_send(sdev, &qp->av, skb,
-			     sroce_req_sport(qp, qp->attr.dest_qp_num),
-			     &qp->dst_cache, qp->ib_qp.qp_num);
+	return sroce_tx_queue(sdev, &qp->av, skb,
+			      sroce_req_sport(qp, qp->attr.dest_qp_num),
+			      &qp->dst_cache, qp->ib_qp.qp_num, &e->tx);
 }
 
 /*
@@ -345,7 +346,7 @@ static enum sroce_req_result sroce_req_send_data(struct sroce_qp *qp,
 		return ret;
 	if (f.ackreq)
 		sroce_rtt_sent(qp, f.psn);
-	sroce_send_packet(qp, skb);
+	sroce_send_packet(qp, &qp->snd, skb);
 	sroce_swin_sent(qp, 1, payload);
 	return SROCE_REQ_DONE;
 }
@@ -404,7 +405,7 @@ sroce_req_send_rd_atomic(struct sroce_qp *qp, const struct rxe_send_wqe *wqe,
 	if (!skb)
 		return SROCE_REQ_NOMEM;
 	sroce_rtt_sent(qp, f.psn);
-	sroce_send_packet(qp, skb);
+	sroce_send_packet(qp, &qp->snd, skb);
 	if (op == IB_WR_RDMA_READ)
 		sroce_swin_sent(qp, max_t(u32, 1,
 					  DIV_ROUND_UP(f.dma_len, qp->mtu)),

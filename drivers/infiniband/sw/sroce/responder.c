@@ -124,7 +124,7 @@ static void sroce_resp_send_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
 		trace_sroce_nak_sent(&sdev->ib_dev, qp->ib_qp.qp_num, psn,
 				     syndrome);
 	if (skb)
-		sroce_send_packet(qp, skb);
+		sroce_send_packet(qp, &qp->rcv, skb);
 }
 
 static u8 sroce_resp_ack_syndrome(void)
@@ -664,6 +664,18 @@ static enum sroce_drop_reason sroce_resp_uc(struct sroce_qp *qp,
 	struct sroce_resp *resp = &qp->resp;
 	bool first = info->op->flags & SROCE_OPF_FIRST;
 
+	/*
+	 * From before the expected PSN: a duplicate, or a straggler the
+	 * network let others overtake (a whole burst of them, as one GSO
+	 * skb, behind netem). Taking it would deliver an older message
+	 * after a newer one, or break the message in progress: UC delivers
+	 * in order or not at all. Dropped, and nothing else changes.
+	 */
+	if (sroce_psn_before(info->psn, resp->psn)) {
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_RX_OUT_OF_SEQUENCE);
+		return SROCE_DROP_OUT_OF_SEQUENCE;
+	}
 	/* A gap, or a new message before the end of the last: drop it. */
 	if (info->psn != resp->psn || (resp->in_msg && first))
 		resp->in_msg = false;
@@ -827,7 +839,7 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 			return false;
 		}
 	}
-	sroce_send_packet(qp, skb);
+	sroce_send_packet(qp, &qp->rcv, skb);
 	/* After a patch, the rest of the read goes on where it was. */
 	if (sroce_rres_sent(&qp->resp.rres, res, payload, last))
 		sroce_count(sdev, SROCE_CNT_READ_PATCHES);

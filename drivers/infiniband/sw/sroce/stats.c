@@ -42,6 +42,10 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_NOT_PEER] = { .name = "rx_not_peer" },
 	[SROCE_CNT_RX_HOLD_FULL] = { .name = "rx_hold_full" },
 	[SROCE_CNT_RX_HELD_EXPIRED] = { .name = "rx_held_expired" },
+	[SROCE_CNT_TX_GSO_SKBS] = { .name = "tx_gso_skbs" },
+	[SROCE_CNT_TX_GSO_PACKETS] = { .name = "tx_gso_packets" },
+	[SROCE_CNT_RX_GRO_SKBS] = { .name = "rx_gro_skbs" },
+	[SROCE_CNT_RX_GRO_PACKETS] = { .name = "rx_gro_packets" },
 	[SROCE_CNT_RX_HELD_BYTES] = { .name = "rx_held_bytes" },
 };
 

@@ -23,6 +23,7 @@
 
 #include "sroce.h"
 #include "drop.h"
+#include "gro.h"
 
 struct sroce_net {
 	struct mutex lock;	/* protects users, sk4, sk6 */
@@ -77,6 +78,8 @@ static struct socket *sroce_udp_open(struct net *net, bool ipv6)
 		/* Any non-zero type; the encap hook is what matters. */
 		.encap_type = 1,
 		.encap_rcv = sroce_udp_encap_recv,
+		.gro_receive = sroce_gro_receive,
+		.gro_complete = sroce_gro_complete,
 	};
 	struct socket *sock;
 	int err;
