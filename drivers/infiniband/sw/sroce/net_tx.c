@@ -227,26 +227,28 @@ static struct sroce_dev *sroce_tx_local_dev(struct sroce_dev *sdev,
 /*
  * @len zero bytes at the end of @skb, for the pad and the ICRC. A packet
  * whose payload is in fragments gets them in one more fragment, from the
- * per-CPU page fragment cache.
+ * per-CPU page fragment cache. 0 or -ENOMEM.
  */
-static u8 *sroce_tx_trailer(struct sk_buff *skb, unsigned int len)
+static int sroce_tx_trailer(struct sk_buff *skb, unsigned int len)
 {
 	struct page *page;
 	u8 *p;
 
-	if (!skb_is_nonlinear(skb))
-		return skb_put_zero(skb, len);
+	if (!skb_is_nonlinear(skb)) {
+		skb_put_zero(skb, len);
+		return 0;
+	}
 	if (WARN_ON_ONCE(skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS))
-		return NULL;
+		return -ENOMEM;
 	p = netdev_alloc_frag(len);
 	if (!p)
-		return NULL;
+		return -ENOMEM;
 	memset(p, 0, len);
 	page = virt_to_head_page(p);
 	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
 			   p - (u8 *)page_address(page), len);
 	skb_len_add(skb, len);
-	return p;
+	return 0;
 }
 
 int sroce_tx_seal(struct sk_buff *skb)
@@ -319,7 +321,7 @@ int sroce_tx_queue(struct sroce_dev *sdev, const struct sroce_av *av,
 	 * skb->data is the BTH; headers go in front, pad and ICRC behind.
 	 */
 	pad = sroce_pad_count(skb->len);
-	if (!sroce_tx_trailer(skb, pad + SROCE_ICRC_BYTES)) {
+	if (sroce_tx_trailer(skb, pad + SROCE_ICRC_BYTES)) {
 		sroce_count(sdev, SROCE_CNT_TX_ERRORS);
 		sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_TX_ABORTED);
 		return -ENOMEM;
