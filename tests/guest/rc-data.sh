@@ -11,7 +11,9 @@
 #  (a) the peer end in network namespace "peer", packets sent in GSO
 #      bursts (gso_tx); again without (MTU 1024, ibv_post_send); then
 #      once more with netem on both ends of the veth;
-#  (b) both ends in this namespace. The RDMA core resolves the peer's
+#  (b) both ends in this namespace, packets handed over between the
+#      devices in batches (local_batch); again without (MTU 1024,
+#      ibv_post_send). The RDMA core resolves the peer's
 #      address by ARP on the veth, and the kernel ignores ARP between two
 #      local addresses unless accept_local is set (without it, moving the
 #      QP to RTR fails with ETIMEDOUT); rp_filter is off as well.
@@ -54,6 +56,15 @@ rc_data_matrix() {
 			grep '^rxe quirk' <<<"$out" | sort -u || true
 		done
 	done
+}
+
+# four_per_batch DEV BATCHES PACKETS WHAT: DEV's counter BATCHES moved,
+# and its counter PACKETS is at least four times it.
+four_per_batch() {
+	local d=$1 n p
+	n=$(port_counter "$d" "$2") p=$(port_counter "$d" "$3")
+	log "$d: $p packets in $n $4"
+	((n > 0 && p >= 4 * n)) || fail "$d: $p packets in $n $4, want 4 or more in each"
 }
 
 no_bad_icrc() {
@@ -101,10 +112,7 @@ done
 # peer namespace, whose UDP socket cuts them into datagrams again (sroce0
 # sends the writes and reads' requests, sroce1 the read responses).
 for d in sroce0 sroce1; do
-	skbs=$(port_counter $d tx_gso_skbs) pkts=$(port_counter $d tx_gso_packets)
-	log "$d: $pkts packets in $skbs GSO skbs"
-	((skbs > 0 && pkts >= 4 * skbs)) ||
-		fail "$d: $pkts packets in $skbs GSO skbs, want 4 or more per skb"
+	four_per_batch $d tx_gso_skbs tx_gso_packets "GSO skbs"
 done
 # With gso_tx off, every packet crosses the stack alone, as before.
 log "(a) again, gso_tx off"
@@ -168,5 +176,19 @@ link_add sroce0 veth0
 link_add sroce1 veth1
 rc_data_matrix one-netns sroce0 192.0.2.1 sroce1 192.0.2.2
 no_bad_icrc
+# Here the packets never meet the stack: each engine step's packets for
+# the other device are handed over as one batch (local_batch).
+for d in sroce0 sroce1; do
+	four_per_batch $d local_batches local_batch_packets "local batches"
+done
+log "(b) again, local_batch off"
+echo 0 >/sys/module/sroce/parameters/local_batch
+n=$(port_counter sroce0 local_batches) sent=$(port_counter sroce0 local_deliveries)
+MTUS=(1024) APIS=(post_send)
+rc_data_matrix one-netns-no-batch sroce0 192.0.2.1 sroce1 192.0.2.2
+assert_eq "$(port_counter sroce0 local_batches)" "$n" "local batches with local_batch off"
+(($(port_counter sroce0 local_deliveries) > sent)) ||
+	fail "sroce0 delivered nothing locally with local_batch off"
+echo 1 >/sys/module/sroce/parameters/local_batch
 unload_sroce
 log "ok"

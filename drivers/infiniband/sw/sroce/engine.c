@@ -434,8 +434,10 @@ void sroce_engine_arm_hold(struct sroce_qp *qp, unsigned long expires)
  * to the send engine, requests to the receive engine, queued in arrival
  * order.
  */
-void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
-		     const struct sroce_packet_info *info, u32 local_src)
+struct sroce_engine *sroce_engine_rx_queue(struct sroce_qp *qp,
+					   struct sk_buff *skb,
+					   const struct sroce_packet_info *info,
+					   u32 local_src)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_engine *e = info->op->flags & SROCE_OPF_RESP ?
@@ -458,9 +460,24 @@ void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_RX_QUEUE_FULL);
 		sroce_drop_skb(&sdev->ib_dev, qp->ib_qp.qp_num, skb,
 			       SROCE_DROP_RX_QUEUE_FULL);
-		return;
+		return NULL;
 	}
+	return e;
+}
+
+void sroce_engine_kick_rx(struct sroce_qp *qp, struct sroce_engine *e)
+{
 	sroce_engine_kick_one(qp, e);
+}
+
+void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
+		     const struct sroce_packet_info *info, u32 local_src)
+{
+	struct sroce_engine *e = sroce_engine_rx_queue(qp, skb, info,
+						       local_src);
+
+	if (e)
+		sroce_engine_kick_one(qp, e);
 }
 
 static void sroce_engine_init_one(struct sroce_engine *e, work_func_t fn)

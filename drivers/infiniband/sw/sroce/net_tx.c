@@ -224,6 +224,50 @@ static struct sroce_dev *sroce_tx_local_dev(struct sroce_dev *sdev,
 				     &av->daddr.in4.sin_addr.s_addr);
 }
 
+/* @list to @local, found under the RCU read lock that the caller holds. */
+static void sroce_tx_local_hand_over(struct sroce_dev *sdev,
+				     struct sroce_dev *local,
+				     struct sk_buff_head *list, u32 src_qpn)
+{
+	u32 n = skb_queue_len(list);
+	struct sk_buff *skb;
+
+	if (n > 1) {
+		sroce_count(sdev, SROCE_CNT_LOCAL_BATCHES);
+		sroce_count_n(sdev, SROCE_CNT_LOCAL_BATCH_PACKETS, n);
+	}
+	skb_queue_walk(list, skb) {
+		skb->dev = local->ndev;
+		skb->pkt_type = PACKET_HOST;
+		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
+		sroce_count(sdev, SROCE_CNT_LOCAL_DELIVERIES);
+		if (skb_is_nonlinear(skb))
+			sroce_count(sdev, SROCE_CNT_TX_ZERO_COPY);
+	}
+	sroce_recv_list(local, list, src_qpn);
+}
+
+void sroce_tx_local_list(struct sroce_dev *sdev, const struct sroce_av *av,
+			 struct sk_buff_head *list, u32 src_qpn)
+{
+	struct sroce_dev *local;
+	struct sk_buff *skb;
+
+	rcu_read_lock();
+	local = sroce_tx_local_dev(sdev, av);
+	if (local) {
+		sroce_tx_local_hand_over(sdev, local, list, src_qpn);
+	} else {
+		/* Its address went away since the packets were queued. */
+		while ((skb = __skb_dequeue(list))) {
+			sroce_count(sdev, SROCE_CNT_TX_ERRORS);
+			sroce_drop_skb(&sdev->ib_dev, 0, skb,
+				       SROCE_DROP_TX_NO_ROUTE);
+		}
+	}
+	rcu_read_unlock();
+}
+
 /*
  * @len zero bytes at the end of @skb, for the pad and the ICRC. A packet
  * whose payload is in fragments gets them in one more fragment, from the
@@ -335,14 +379,15 @@ int sroce_tx_queue(struct sroce_dev *sdev, const struct sroce_av *av,
 	else
 		sroce_push_ipv4(skb, av);
 	if (local) {
-		skb->dev = local->ndev;
-		skb->pkt_type = PACKET_HOST;
+		struct sk_buff_head one;
+
 		__skb_pull(skb, skb_transport_offset(skb));
-		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
-		sroce_count(sdev, SROCE_CNT_LOCAL_DELIVERIES);
-		if (skb_is_nonlinear(skb))
-			sroce_count(sdev, SROCE_CNT_TX_ZERO_COPY);
-		sroce_recv(local, skb, src_qpn);
+		if (!burst || !sroce_tx_burst_add_local(burst, sdev, av,
+							src_qpn, skb)) {
+			__skb_queue_head_init(&one);
+			__skb_queue_tail(&one, skb);
+			sroce_tx_local_hand_over(sdev, local, &one, src_qpn);
+		}
 		rcu_read_unlock();
 		return 0;
 	}

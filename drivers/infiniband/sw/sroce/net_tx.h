@@ -80,6 +80,13 @@ int sroce_tx_queue(struct sroce_dev *sdev, const struct sroce_av *av,
  * too), consuming it, and returns 0 or -errno; it counts nothing.
  */
 int sroce_tx_seal(struct sk_buff *skb);
+/*
+ * Packets for an sroce device of this host (skb->data at the UDP header),
+ * sent by QP @src_qpn to @av, handed over to it together, counted; dropped
+ * if no device of this host owns @av's destination any more.
+ */
+void sroce_tx_local_list(struct sroce_dev *sdev, const struct sroce_av *av,
+			 struct sk_buff_head *list, u32 src_qpn);
 /* One such packet (IPv4 identification 0) to the wire, now, counted. */
 int sroce_tx_one(struct sroce_dev *sdev, const struct sroce_av *av,
 		 struct sk_buff *skb, struct dst_cache *cache);

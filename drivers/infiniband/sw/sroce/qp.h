@@ -286,8 +286,19 @@ void sroce_engine_lock(struct sroce_qp *qp)
 void sroce_engine_unlock(struct sroce_qp *qp)
 	__releases(&qp->rcv.lock) __releases(&qp->snd.lock);
 void sroce_engine_drop_rx(struct sroce_qp *qp);
+/*
+ * A received packet for @qp: queued for the engine of its half, which is
+ * kicked. sroce_engine_rx_queue() only queues, and returns that engine
+ * for the caller to kick with sroce_engine_kick_rx() after the rest of a
+ * batch (NULL: the queue was full, the packet dropped and counted).
+ */
 void sroce_engine_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		     const struct sroce_packet_info *info, u32 local_src);
+struct sroce_engine *sroce_engine_rx_queue(struct sroce_qp *qp,
+					   struct sk_buff *skb,
+					   const struct sroce_packet_info *info,
+					   u32 local_src);
+void sroce_engine_kick_rx(struct sroce_qp *qp, struct sroce_engine *e);
 void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs);
 void sroce_engine_arm_hold(struct sroce_qp *qp, unsigned long expires);
 

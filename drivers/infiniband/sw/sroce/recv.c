@@ -42,11 +42,44 @@ static bool sroce_recv_daddr_multicast(const struct sk_buff *skb)
 }
 
 /*
- * @skb: data at the UDP header, network header set. @local_src: the QPN
- * of the QP of this host that sent it, handed over by sroce_tx_send()
- * (never on a wire: it has no ICRC), or SROCE_RX_FROM_WIRE.
+ * The engine that the packets of a batch were last queued for, with a
+ * reference on its QP: it is kicked once, when a packet goes elsewhere or
+ * the batch ends, rather than once per packet.
  */
-void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, u32 local_src)
+struct sroce_rx_kick {
+	struct sroce_qp *qp;
+	struct sroce_engine *e;
+};
+
+static void sroce_rx_kick_now(struct sroce_rx_kick *k)
+{
+	if (!k->qp)
+		return;
+	sroce_engine_kick_rx(k->qp, k->e);
+	sroce_qp_put(k->qp);
+	k->qp = NULL;
+}
+
+/* @skb queued for @qp's engine @e (NULL: dropped); takes the reference. */
+static void sroce_rx_kick_later(struct sroce_rx_kick *k, struct sroce_qp *qp,
+				struct sroce_engine *e)
+{
+	if (!e || (k->qp == qp && k->e == e)) {
+		sroce_qp_put(qp);
+		return;
+	}
+	sroce_rx_kick_now(k);
+	k->qp = qp;
+	k->e = e;
+}
+
+/*
+ * @skb: data at the UDP header, network header set. @local_src: the QPN
+ * of the QP of this host that sent it, handed over by net_tx.c (never on
+ * a wire: it has no ICRC), or SROCE_RX_FROM_WIRE.
+ */
+static void sroce_recv_one(struct sroce_dev *sdev, struct sk_buff *skb,
+			   u32 local_src, struct sroce_rx_kick *k)
 {
 	bool local = local_src != SROCE_RX_FROM_WIRE;
 	struct sroce_packet_info info;
@@ -109,13 +142,33 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, u32 local_src)
 		sroce_count(sdev, SROCE_CNT_RX_NOT_PEER);
 		sroce_drop_skb(&sdev->ib_dev, info.dest_qpn, skb,
 			       SROCE_DROP_NOT_PEER);
-	} else {
-		sroce_engine_rx(qp, skb, &info, local_src);
+		sroce_qp_put(qp);
+		return;
 	}
-	sroce_qp_put(qp);
+	sroce_rx_kick_later(k, qp,
+			    sroce_engine_rx_queue(qp, skb, &info, local_src));
 	return;
 
 bad_header:
 	sroce_count(sdev, SROCE_CNT_RX_BAD_HEADER);
 	sroce_drop_skb(&sdev->ib_dev, 0, skb, SROCE_DROP_BAD_HEADER);
+}
+
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, u32 local_src)
+{
+	struct sroce_rx_kick k = {};
+
+	sroce_recv_one(sdev, skb, local_src, &k);
+	sroce_rx_kick_now(&k);
+}
+
+void sroce_recv_list(struct sroce_dev *sdev, struct sk_buff_head *list,
+		     u32 local_src)
+{
+	struct sroce_rx_kick k = {};
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(list)))
+		sroce_recv_one(sdev, skb, local_src, &k);
+	sroce_rx_kick_now(&k);
 }

@@ -70,6 +70,8 @@ enum sroce_counter {
 	SROCE_CNT_TX_GSO_PACKETS,
 	SROCE_CNT_RX_GRO_SKBS,
 	SROCE_CNT_RX_GRO_PACKETS,
+	SROCE_CNT_LOCAL_BATCHES,
+	SROCE_CNT_LOCAL_BATCH_PACKETS,
 	/* Not a count: the bytes held now (sroce_dev.held_bytes). */
 	SROCE_CNT_RX_HELD_BYTES,
 	SROCE_CNT_MAX,
@@ -213,6 +215,12 @@ void sroce_udp_put(struct net *net);
 /* Not a QPN (24 bits): a packet that came from the network. */
 #define SROCE_RX_FROM_WIRE	U32_MAX
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb, u32 local_src);
+/*
+ * The same for each packet of @list in turn (emptied), each engine they
+ * go to kicked once, after them all: a batch from one local sender.
+ */
+void sroce_recv_list(struct sroce_dev *sdev, struct sk_buff_head *list,
+		     u32 local_src);
 
 /* stats.c */
 extern const struct ib_device_ops sroce_stats_ops;

@@ -46,6 +46,8 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_TX_GSO_PACKETS] = { .name = "tx_gso_packets" },
 	[SROCE_CNT_RX_GRO_SKBS] = { .name = "rx_gro_skbs" },
 	[SROCE_CNT_RX_GRO_PACKETS] = { .name = "rx_gro_packets" },
+	[SROCE_CNT_LOCAL_BATCHES] = { .name = "local_batches" },
+	[SROCE_CNT_LOCAL_BATCH_PACKETS] = { .name = "local_batch_packets" },
 	[SROCE_CNT_RX_HELD_BYTES] = { .name = "rx_held_bytes" },
 };
 

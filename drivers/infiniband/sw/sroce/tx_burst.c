@@ -23,6 +23,10 @@
  *
  * The datagrams on the wire are the ones sroce_tx_send() would have sent
  * one at a time, UDP checksum zero included.
+ *
+ * Packets for a device of this host never meet the stack (net_tx.c); a
+ * step's worth of them is handed over as one batch instead, so that the
+ * receiving engine is kicked, and runs, once for them all.
  */
 #include <linux/ip.h>
 #include <linux/udp.h>
@@ -38,8 +42,15 @@ module_param_named(gso_tx, sroce_gso_tx, bool, 0644);
 MODULE_PARM_DESC(gso_tx,
 		 "Send the packets of one engine run as one GSO skb (default: Y)");
 
+static bool sroce_local_batch = true;
+module_param_named(local_batch, sroce_local_batch, bool, 0644);
+MODULE_PARM_DESC(local_batch,
+		 "Hand the packets of one engine run for a device of this host over as one batch (default: Y)");
+
 /* IPv4's total length and the UDP length are 16 bits, for the whole skb. */
 #define SROCE_TX_BURST_MAX_IP_LEN	0xffff
+/* A local batch is bounded by the engine's budget; this only bounds it. */
+#define SROCE_TX_BURST_MAX_LOCAL	64
 
 void sroce_tx_burst_init(struct sroce_tx_burst *b)
 {
@@ -58,8 +69,8 @@ bool sroce_tx_burst_add(struct sroce_tx_burst *b, struct sroce_dev *sdev,
 	u32 seg_len = sroce_udp_payload_len(skb);
 
 	if (!skb_queue_empty(&b->q) &&
-	    (!READ_ONCE(sroce_gso_tx) || b->closed || b->av != av ||
-	     b->cache != cache || seg_len > b->seg_len ||
+	    (!READ_ONCE(sroce_gso_tx) || b->local || b->closed ||
+	     b->av != av || b->cache != cache || seg_len > b->seg_len ||
 	     b->ip_len + seg_len > SROCE_TX_BURST_MAX_IP_LEN))
 		sroce_tx_flush(b);
 	if (!READ_ONCE(sroce_gso_tx))
@@ -71,9 +82,32 @@ bool sroce_tx_burst_add(struct sroce_tx_burst *b, struct sroce_dev *sdev,
 		b->seg_len = seg_len;
 		b->ip_len = skb->len;
 		b->closed = false;
+		b->local = false;
 	} else {
 		b->ip_len += seg_len;
 		b->closed = seg_len < b->seg_len;
+	}
+	__skb_queue_tail(&b->q, skb);
+	return true;
+}
+
+bool sroce_tx_burst_add_local(struct sroce_tx_burst *b,
+			      struct sroce_dev *sdev,
+			      const struct sroce_av *av, u32 src_qpn,
+			      struct sk_buff *skb)
+{
+	if (!skb_queue_empty(&b->q) &&
+	    (!READ_ONCE(sroce_local_batch) || !b->local || b->av != av ||
+	     b->src_qpn != src_qpn ||
+	     skb_queue_len(&b->q) >= SROCE_TX_BURST_MAX_LOCAL))
+		sroce_tx_flush(b);
+	if (!READ_ONCE(sroce_local_batch))
+		return false;
+	if (skb_queue_empty(&b->q)) {
+		b->sdev = sdev;
+		b->av = av;
+		b->src_qpn = src_qpn;
+		b->local = true;
 	}
 	__skb_queue_tail(&b->q, skb);
 	return true;
@@ -151,6 +185,10 @@ void sroce_tx_flush(struct sroce_tx_burst *b)
 
 	if (!segs)
 		return;
+	if (b->local) {
+		sroce_tx_local_list(sdev, b->av, &b->q, b->src_qpn);
+		return;
+	}
 	if (segs == 1) {
 		sroce_tx_one(sdev, b->av, __skb_dequeue(&b->q), b->cache);
 		return;
