@@ -35,7 +35,9 @@ if [[ ${1:-} == --in-guest ]]; then
 	# ab_setup BUILD: the module and devices for BUILD (old or new).
 	ab_setup() {
 		if [[ -n $AB_PARAM ]]; then
-			echo $(($1 == new)) >"/sys/module/sroce/parameters/$AB_PARAM"
+			local on=0
+			[[ $1 == new ]] && on=1
+			echo "$on" >"/sys/module/sroce/parameters/$AB_PARAM"
 			return
 		fi
 		if [[ $1 == old ]]; then SROCE_KO=$AB_OLD; else SROCE_KO=$AB_NEW; fi
