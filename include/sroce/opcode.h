@@ -55,13 +55,24 @@ enum sroce_opcode {
 
 	SROCE_OP_UD_SEND_ONLY				= 0x64,
 	SROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE		= 0x65,
+
+	/*
+	 * Congestion Notification Packet (IBTA annex A17.9.3): BTH (BECN
+	 * set, PSN 0) and 16 reserved bytes, which the table below counts
+	 * as its payload. Sent by the receiver of ECN-marked packets to
+	 * the QP that sent them.
+	 */
+	SROCE_OP_CNP					= 0x81,
 };
+
+#define SROCE_CNP_RSVD_BYTES	16
 
 #define SROCE_OP_TRANSPORT_MASK	0xe0
 #define SROCE_OP_TRANSPORT_RC	0x00
 #define SROCE_OP_TRANSPORT_UC	0x20
 #define SROCE_OP_TRANSPORT_RD	0x40
 #define SROCE_OP_TRANSPORT_UD	0x60
+#define SROCE_OP_TRANSPORT_CNP	0x80
 
 /*
  * Headers that may follow the BTH, in the order IBTA puts them on the
@@ -114,6 +125,7 @@ enum sroce_opcode_flags {
 	SROCE_OPF_RC		= 1u << 14,	/* legal on this QP type */
 	SROCE_OPF_UC		= 1u << 15,
 	SROCE_OPF_UD		= 1u << 16,
+	SROCE_OPF_CNP		= 1u << 17,	/* congestion notification */
 };
 
 #define SROCE_OPF_ONLY		(SROCE_OPF_FIRST | SROCE_OPF_LAST)

@@ -146,6 +146,31 @@ static void vector_cx4_cnp(void)
 	CALL(check_vector(cx4_cnp, sizeof(cx4_cnp)));
 }
 
+/* Our CNP, built and parsed, is the ConnectX-4's, byte for byte. */
+static void cnp_built_like_cx4(void)
+{
+	const u8 *bth = cx4_cnp + BTH4_OFF;
+	size_t len = sizeof(cx4_cnp) - BTH4_OFF;
+	struct sroce_hdr_fields f = {
+		.opcode = SROCE_OP_CNP,
+		.pkey = 0xffff,
+		.becn = true,
+		.dest_qpn = 0x118,
+	};
+	struct sroce_packet_info info;
+	u8 pkt[SROCE_BTH_BYTES + SROCE_CNP_RSVD_BYTES];
+
+	memset(pkt, 0xa5, sizeof(pkt));
+	CHECK_EQ(sroce_packet_build(pkt, sizeof(pkt), &f,
+				    SROCE_CNP_RSVD_BYTES), SROCE_BTH_BYTES);
+	memset(pkt + SROCE_BTH_BYTES, 0, SROCE_CNP_RSVD_BYTES);
+	CHECK_MEM(pkt, bth, sizeof(pkt));
+	CHECK_EQ(sroce_packet_parse(bth, len, &info), 0);
+	CHECK(info.op->flags & SROCE_OPF_CNP);
+	CHECK_EQ(info.dest_qpn, 0x118);
+	CHECK_EQ(info.payload_len, SROCE_CNP_RSVD_BYTES);
+}
+
 static void vector_scapy_uc(void)
 {
 	const u8 *bth = scapy_uc + BTH4_OFF;
@@ -377,6 +402,7 @@ static void mask_ipv6(void)
 }
 
 UNIT_MAIN(UNIT_CASE(crc32_primitive), UNIT_CASE(scapy_frame_rebuilt),
-	  UNIT_CASE(vector_cx4_cnp), UNIT_CASE(vector_scapy_uc),
+	  UNIT_CASE(vector_cx4_cnp), UNIT_CASE(cnp_built_like_cx4),
+	  UNIT_CASE(vector_scapy_uc),
 	  UNIT_CASE(vector_bad_icrc), UNIT_CASE(ref_random),
 	  UNIT_CASE(mask_ipv4), UNIT_CASE(mask_ipv6))

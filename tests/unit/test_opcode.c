@@ -24,7 +24,7 @@ static int popcount(u32 v)
 
 /*
  * 24 RC (0x00-0x14, 0x16, 0x17, 0x1d), 12 UC (0x20-0x2b), 2 UD (0x64,
- * 0x65).
+ * 0x65), the CNP (0x81).
  */
 static void valid_set(void)
 {
@@ -34,12 +34,12 @@ static void valid_set(void)
 		bool want = op <= 0x14 || op == 0x16 || op == 0x17 ||
 			    op == 0x1d ||
 			    (op >= 0x20 && op <= 0x2b) ||
-			    op == 0x64 || op == 0x65;
+			    op == 0x64 || op == 0x65 || op == 0x81;
 
 		CHECK_EQ(sroce_opcode_lookup(op) != NULL, want);
 		n += want;
 	}
-	CHECK_EQ(n, 38);
+	CHECK_EQ(n, 39);
 }
 
 static void invalid_entries_zero(void)
@@ -53,7 +53,7 @@ static void invalid_entries_zero(void)
 		if (memcmp(&sroce_opcodes[op], &zero, sizeof(zero)))
 			UNIT_FAIL("opcode 0x%02x: invalid entry not zero", op);
 	}
-	/* RD, CNP, reserved and the newer flush opcode. */
+	/* RD, reserved, the newer flush opcode, CNP's neighbours. */
 	CHECK(!sroce_opcode_lookup(0x15));
 	CHECK(!sroce_opcode_lookup(0x18));
 	CHECK(!sroce_opcode_lookup(0x1c));
@@ -61,7 +61,8 @@ static void invalid_entries_zero(void)
 	CHECK(!sroce_opcode_lookup(0x40));
 	CHECK(!sroce_opcode_lookup(0x60));
 	CHECK(!sroce_opcode_lookup(0x66));
-	CHECK(!sroce_opcode_lookup(0x81));
+	CHECK(!sroce_opcode_lookup(0x80));
+	CHECK(!sroce_opcode_lookup(0x82));
 	CHECK(!sroce_opcode_lookup(0xff));
 }
 
@@ -120,6 +121,10 @@ static void qp_type_legal(void)
 		case SROCE_OP_TRANSPORT_RC: want = SROCE_OPF_RC; break;
 		case SROCE_OP_TRANSPORT_UC: want = SROCE_OPF_UC; break;
 		case SROCE_OP_TRANSPORT_UD: want = SROCE_OPF_UD; break;
+		/* A CNP goes to the QP that sent marked packets. */
+		case SROCE_OP_TRANSPORT_CNP:
+			want = SROCE_OPF_RC | SROCE_OPF_UC;
+			break;
 		default: UNIT_FAIL("%s: valid on RD?", info->name);
 		}
 		CHECK_EQ(info->flags & SROCE_OPF_QP_MASK, want);
@@ -154,7 +159,9 @@ static void flags_consistent(void)
 		pos = f & SROCE_OPF_POS_MASK;
 		CHECK(pos == SROCE_OPF_FIRST || pos == SROCE_OPF_MIDDLE ||
 		      pos == SROCE_OPF_LAST || pos == SROCE_OPF_ONLY);
-		CHECK_EQ(popcount(f & (SROCE_OPF_REQ | SROCE_OPF_RESP)), 1);
+		/* A request, a response, or the CNP, which is neither. */
+		CHECK_EQ(popcount(f & (SROCE_OPF_REQ | SROCE_OPF_RESP |
+				       SROCE_OPF_CNP)), 1);
 		CHECK(popcount(f & SROCE_OPF_CLASS_MASK) <= 1);
 		CHECK_EQ(!!(f & SROCE_OPF_IMM),
 			 !!(info->hdr_mask & SROCE_HDRF_IMMDT));
@@ -193,6 +200,7 @@ static const struct {
 	  F(REQ) | F(SEND) | F(PAYLOAD) | F(LAST) | F(IMM) },
 	{ 0x04, "RC_SEND_ONLY", 0, 12, {0},
 	  F(REQ) | F(SEND) | F(PAYLOAD) | F(ONLY) },
+	{ 0x81, "CNP", 0, 12, {0}, F(CNP) | F(PAYLOAD) | F(ONLY) },
 	{ 0x06, "RC_RDMA_WRITE_FIRST", O(RETH), 28,
 	  { [SROCE_HDR_RETH] = 12 },
 	  F(REQ) | F(WRITE) | F(PAYLOAD) | F(FIRST) },

@@ -114,10 +114,13 @@ static const struct {
 	{ OP(RC_SEND_ONLY), 0, 0, 0, 0, E(ESHORT) },
 	{ OP(RC_SEND_ONLY), 0, 0, 0, 1, E(ESHORT) },
 	{ OP(RC_SEND_ONLY), 0, 0, 0, 15, E(ESHORT) },
-	/* Unknown opcodes: RD, reserved, CNP. */
+	/* Unknown opcodes: RD, reserved, beside the CNP. */
 	{ 0x15, 0, 0, 0, 16, E(EOPCODE) },
 	{ 0x40, 0, 0, 0, 16, E(EOPCODE) },
-	{ 0x81, 0, 0, 0, 32, E(EOPCODE) },
+	{ 0x80, 0, 0, 0, 32, E(EOPCODE) },
+	{ 0x82, 0, 0, 0, 32, E(EOPCODE) },
+	/* The CNP: its 16 reserved bytes. */
+	{ OP(CNP), 16, 0, 0, NAT, 0 },
 	{ 0xff, 0, 0, 0, 16, E(EOPCODE) },
 	/* Transport version. */
 	{ OP(RC_SEND_ONLY), 8, 0, 1, NAT, E(ETVER) },
@@ -335,7 +338,8 @@ static void lengths(void)
 	CHECK_EQ(sroce_packet_header_len(0x15), 0);
 	CHECK_EQ(sroce_packet_wire_len(SROCE_OP_RC_SEND_ONLY, 5), 24);
 	CHECK_EQ(sroce_packet_wire_len(SROCE_OP_RC_ACKNOWLEDGE, 0), 20);
-	CHECK_EQ(sroce_packet_wire_len(0x81, 16), 0);
+	CHECK_EQ(sroce_packet_wire_len(SROCE_OP_CNP, SROCE_CNP_RSVD_BYTES), 32);
+	CHECK_EQ(sroce_packet_wire_len(0x80, 16), 0);
 }
 
 static void strerror_table(void)
@@ -479,7 +483,7 @@ static void build_parse_roundtrip(void)
 			CALL(check_roundtrip(&f, pl));
 		}
 	}
-	CHECK_EQ(seen, 38);
+	CHECK_EQ(seen, 39);
 }
 
 UNIT_MAIN(UNIT_CASE(parse_ack), UNIT_CASE(parse_ud_send_imm),

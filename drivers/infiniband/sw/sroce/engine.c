@@ -162,6 +162,33 @@ static bool sroce_engine_from_peer(struct sroce_qp *qp, struct sk_buff *skb)
 }
 
 /*
+ * One packet for @e's half: a connected QP's must come from its peer. A
+ * packet that arrived marked CE may make us tell the peer (a CNP); a CNP
+ * (send engine only) lowers our rate (cc.c).
+ */
+static enum sroce_drop_reason sroce_engine_deliver(struct sroce_qp *qp,
+						   struct sroce_engine *e,
+						   struct sk_buff *skb)
+{
+	if (!sroce_engine_from_peer(qp, skb))
+		return SROCE_DROP_NOT_PEER;
+	if (unlikely(sroce_cc_skb_ce(skb))) {
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_NP_ECN_MARKED);
+		sroce_cc_marked(qp, skb);
+	}
+	if (unlikely(sroce_skb_info(skb)->op->flags & SROCE_OPF_CNP)) {
+		if (sroce_qp_is_ud(qp))
+			return SROCE_DROP_WRONG_TRANSPORT;
+		sroce_cc_cnp(qp);
+		return SROCE_RX_USED;
+	}
+	if (e == &qp->snd)
+		return sroce_completer_recv(qp, skb);
+	return sroce_responder_recv(qp, skb);
+}
+
+/*
  * Handles @e's queued packets within @budget: responses in the send
  * engine, requests in the receive engine. Returns true if the QP is in
  * ERR afterwards (the next run flushes).
@@ -174,12 +201,7 @@ static bool sroce_engine_take_rx(struct sroce_qp *qp, struct sroce_engine *e,
 
 	while (*budget > 0 && READ_ONCE(qp->state) != IB_QPS_ERR &&
 	       (skb = sroce_engine_rx_pop(e))) {
-		if (!sroce_engine_from_peer(qp, skb))
-			fate = SROCE_DROP_NOT_PEER;
-		else if (e == &qp->snd)
-			fate = sroce_completer_recv(qp, skb);
-		else
-			fate = sroce_responder_recv(qp, skb);
+		fate = sroce_engine_deliver(qp, e, skb);
 		if (fate == SROCE_RX_USED)
 			consume_skb(skb);
 		else if (fate != SROCE_RX_HELD)
@@ -440,8 +462,10 @@ struct sroce_engine *sroce_engine_rx_queue(struct sroce_qp *qp,
 					   u32 local_src)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
-	struct sroce_engine *e = info->op->flags & SROCE_OPF_RESP ?
-				 &qp->snd : &qp->rcv;
+	/* A CNP is for the sending half too (cc.c). */
+	struct sroce_engine *e =
+		info->op->flags & (SROCE_OPF_RESP | SROCE_OPF_CNP) ?
+		&qp->snd : &qp->rcv;
 	unsigned long flags;
 	bool full;
 
@@ -498,6 +522,7 @@ void sroce_engine_setup(struct sroce_qp *qp)
 	timer_setup(&qp->retry_timer, sroce_retry_timer_fn, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
 	timer_setup(&qp->hold_timer, sroce_hold_timer_fn, 0);
+	sroce_cc_setup(qp);
 }
 
 /*
@@ -553,6 +578,7 @@ void sroce_engine_stop(struct sroce_qp *qp)
 	del_timer_sync(&qp->retry_timer);
 	del_timer_sync(&qp->rnr_timer);
 	del_timer_sync(&qp->hold_timer);
+	sroce_cc_stop(qp);
 	cancel_work_sync(&qp->snd.work);
 	cancel_work_sync(&qp->rcv.work);
 	/* A run that had started stops at the lock or at dying. */

@@ -29,6 +29,7 @@
 #include "net_tx.h"
 #include "drop.h"
 #include "skb_icrc.h"
+#include "cc.h"
 #include "tx_burst.h"
 
 #define SROCE_TX_TTL		64
@@ -166,7 +167,8 @@ static void sroce_push_udp(struct sk_buff *skb, u16 src_port)
 	uh->check = 0;
 }
 
-static void sroce_push_ipv4(struct sk_buff *skb, const struct sroce_av *av)
+static void sroce_push_ipv4(struct sk_buff *skb, const struct sroce_av *av,
+			    u8 tos)
 {
 	struct iphdr *iph;
 
@@ -175,7 +177,7 @@ static void sroce_push_ipv4(struct sk_buff *skb, const struct sroce_av *av)
 	iph = ip_hdr(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = av->traffic_class;
+	iph->tos = tos;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit ? av->hop_limit : SROCE_TX_TTL;
@@ -188,14 +190,15 @@ static void sroce_push_ipv4(struct sk_buff *skb, const struct sroce_av *av)
 	skb->protocol = htons(ETH_P_IP);
 }
 
-static void sroce_push_ipv6(struct sk_buff *skb, const struct sroce_av *av)
+static void sroce_push_ipv6(struct sk_buff *skb, const struct sroce_av *av,
+			    u8 tos)
 {
 	struct ipv6hdr *ip6h;
 
 	__skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, av->traffic_class, htonl(av->flow_label));
+	ip6_flow_hdr(ip6h, tos, htonl(av->flow_label));
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ? av->hop_limit : SROCE_TX_TTL;
@@ -356,6 +359,8 @@ int sroce_tx_queue(struct sroce_dev *sdev, const struct sroce_av *av,
 		   struct sk_buff *skb, u16 src_port, struct dst_cache *cache,
 		   u32 src_qpn, struct sroce_tx_burst *burst)
 {
+	/* ECN bits and a CNP's DSCP (cc.c): skb->data is the BTH here. */
+	u8 tos = sroce_cc_tos(av->traffic_class, skb->data[0]);
 	struct sroce_dev *local;
 	unsigned int pad;
 
@@ -375,9 +380,9 @@ int sroce_tx_queue(struct sroce_dev *sdev, const struct sroce_av *av,
 	local = sroce_tx_local_dev(sdev, av);
 	/* The IPv4 identification is chosen when the packet leaves. */
 	if (av->network_type == RDMA_NETWORK_IPV6)
-		sroce_push_ipv6(skb, av);
+		sroce_push_ipv6(skb, av, tos);
 	else
-		sroce_push_ipv4(skb, av);
+		sroce_push_ipv4(skb, av, tos);
 	if (local) {
 		struct sk_buff_head one;
 

@@ -24,7 +24,7 @@
  * Locking:
  *  - lock (mutex) serialises the verbs that change the QP (modify,
  *    destroy) and protects attr and av against concurrent verbs.
- *  - snd.lock protects req, rec, rgap, rtt, the send window (the SQ's
+ *  - snd.lock protects req, rec, rgap, rtt, cc.rp, the send window (the SQ's
  *    kernel-side indices and shadow, send_window.h) and the timers;
  *    rcv.lock protects resp and the RQ's kernel-side indices. Both are
  *    BH spinlocks.
@@ -59,6 +59,7 @@
 #include <sroce/resp_res.h>
 
 #include "av.h"
+#include "cc.h"
 #include "queue.h"
 #include "drop.h"
 #include "read_gap.h"
@@ -206,6 +207,7 @@ struct sroce_qp {
 	struct sroce_recovery rec;	/* sroce/recovery.h */
 	struct sroce_read_gap rgap;	/* read_gap.h */
 	struct sroce_rtt rtt;		/* rtt.h */
+	struct sroce_cc cc;		/* cc.h: rate, CNPs */
 
 	/* Receive WQEs come from the QP's own RQ or from an SRQ. */
 	struct sroce_queue rq;

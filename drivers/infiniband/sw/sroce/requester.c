@@ -177,6 +177,9 @@ int sroce_send_packet(struct sroce_qp *qp, struct sroce_engine *e,
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 
+	/* What the requester sends counts against its rate (cc.c). */
+	if (e == &qp->snd)
+		sroce_cc_sent(qp, skb->len);
 	return sroce_tx_queue(sdev, &qp->av, skb,
 			      sroce_req_sport(qp, qp->attr.dest_qp_num),
 			      &qp->dst_cache, qp->ib_qp.qp_num, &e->tx);
@@ -548,7 +551,7 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 			sroce_swin_pass(qp, st);
 			continue;
 		}
-		if (!sroce_req_may_send(qp, wqe, st))
+		if (!sroce_req_may_send(qp, wqe, st) || !sroce_cc_may_send(qp))
 			break;
 		ret = sroce_req_step(qp, wqe, st, &status);
 		if (ret == SROCE_REQ_NOMEM) {
@@ -572,6 +575,7 @@ void sroce_requester_reset(struct sroce_qp *qp)
 {
 	sroce_swin_reset(qp, qp->attr.sq_psn);
 	sroce_completer_reset(qp);
+	sroce_cc_reset(qp);
 }
 
 /* RESET: every posted WQE is forgotten, without completions. */

@@ -48,6 +48,12 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RX_GRO_PACKETS] = { .name = "rx_gro_packets" },
 	[SROCE_CNT_LOCAL_BATCHES] = { .name = "local_batches" },
 	[SROCE_CNT_LOCAL_BATCH_PACKETS] = { .name = "local_batch_packets" },
+	/* Congestion control (cc.c), by mlx5's names where it has them. */
+	[SROCE_CNT_NP_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
+	[SROCE_CNT_NP_CNP_SENT] = { .name = "np_cnp_sent" },
+	[SROCE_CNT_RP_CNP_HANDLED] = { .name = "rp_cnp_handled" },
+	[SROCE_CNT_RP_CNP_IGNORED] = { .name = "rp_cnp_ignored" },
+	[SROCE_CNT_RP_PACING_WAITS] = { .name = "rp_pacing_waits" },
 	[SROCE_CNT_RX_HELD_BYTES] = { .name = "rx_held_bytes" },
 };
 

@@ -252,6 +252,38 @@ TRACE_EVENT(sroce_retry_exceeded,
 		  __entry->rnr ? "RNR" : "transport")
 );
 
+/*
+ * A QP's DCQCN rate changed (cc.c): cut by a CNP, or free again. Rates
+ * in bytes/s, printed in kbit/s; alpha of 1024.
+ */
+TRACE_EVENT(sroce_cc_rate,
+	TP_PROTO(const struct ib_device *dev, u32 qpn, bool paced, u64 rate,
+		 u64 target, u32 alpha, const char *why),
+	TP_ARGS(dev, qpn, paced, rate, target, alpha, why),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&dev->dev))
+		__field(u32, qpn)
+		__field(bool, paced)
+		__field(u64, rate)
+		__field(u64, target)
+		__field(u32, alpha)
+		__string(why, why)
+	),
+	TP_fast_assign(
+		sroce_assign_str(dev, dev_name(&dev->dev));
+		__entry->qpn = qpn;
+		__entry->paced = paced;
+		__entry->rate = rate;
+		__entry->target = target;
+		__entry->alpha = alpha;
+		sroce_assign_str(why, why);
+	),
+	TP_printk("%s qpn %u %s: %s, rate %llu kbit/s, target %llu kbit/s, alpha %u/1024",
+		  __get_str(dev), __entry->qpn, __get_str(why),
+		  __entry->paced ? "paced" : "unpaced",
+		  __entry->rate / 125, __entry->target / 125, __entry->alpha)
+);
+
 TRACE_EVENT(sroce_drop,
 	TP_PROTO(const struct ib_device *dev, u32 qpn,
 		 const struct sk_buff *skb, enum sroce_drop_reason reason),

@@ -341,5 +341,6 @@ const struct ib_device_ops sroce_qp_ops = {
 	.destroy_qp = sroce_destroy_qp,
 	.query_qp = sroce_query_qp,
 	.modify_qp = sroce_modify_qp,
+	.fill_res_qp_entry = sroce_cc_fill_res_qp,
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ib_qp),
 };

@@ -69,6 +69,7 @@
 #define P_RC		SROCE_OPF_RC
 #define P_UC		SROCE_OPF_UC
 #define P_UD		SROCE_OPF_UD
+#define P_CNP		SROCE_OPF_CNP
 
 /* Sends and writes exist identically on RC and UC. */
 #define SEND_WRITE_OPS(T)						\
@@ -132,4 +133,10 @@ const struct sroce_opcode_info sroce_opcodes[256] = {
 	       P_UD | P_REQ | P_SEND | P_PL | P_ONLY),
 	OPCODE(UD_SEND_ONLY_WITH_IMMEDIATE, H_DETH | H_IMMDT,
 	       P_UD | P_REQ | P_SEND | P_PL | P_ONLY | P_IMM),
+
+	/*
+	 * For the connected QP that sent the marked packets; its reserved
+	 * bytes are read as payload, and ignored.
+	 */
+	OPCODE(CNP, H_NONE, P_RC | P_UC | P_CNP | P_PL | P_ONLY),
 };
