@@ -186,9 +186,7 @@ static void sroce_cc_send_cnp(struct sroce_qp *qp)
 		return;		/* a CNP is advice: the next mark asks again */
 	skb_put_zero(skb, SROCE_CNP_RSVD_BYTES);
 	if (!sroce_tx_send(sdev, &qp->av, skb,
-			   rdma_get_udp_sport(qp->av.flow_label,
-					      qp->ib_qp.qp_num,
-					      qp->attr.dest_qp_num),
+			   sroce_qp_udp_sport(qp, qp->attr.dest_qp_num),
 			   &qp->dst_cache, qp->ib_qp.qp_num))
 		sroce_count(sdev, SROCE_CNT_NP_CNP_SENT);
 }

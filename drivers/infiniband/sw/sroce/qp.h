@@ -305,6 +305,8 @@ void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs);
 void sroce_engine_arm_hold(struct sroce_qp *qp, unsigned long expires);
 
 /* requester.c (send engine) */
+/* The UDP source port of @qp's packets to QP @dest_qpn. */
+u16 sroce_qp_udp_sport(const struct sroce_qp *qp, u32 dest_qpn);
 void sroce_requester_reset(struct sroce_qp *qp);
 bool sroce_requester_run(struct sroce_qp *qp, int *budget);
 void sroce_requester_discard(struct sroce_qp *qp);

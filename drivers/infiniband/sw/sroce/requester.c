@@ -166,7 +166,7 @@ static u8 sroce_req_opcode(const struct sroce_qp *qp, u32 op, bool first,
 }
 
 /* Source port spreads a QP's flows (A17.3.1); fixed per connection. */
-static u16 sroce_req_sport(const struct sroce_qp *qp, u32 dest_qpn)
+u16 sroce_qp_udp_sport(const struct sroce_qp *qp, u32 dest_qpn)
 {
 	return rdma_get_udp_sport(qp->av.flow_label, qp->ib_qp.qp_num,
 				  dest_qpn);
@@ -181,7 +181,7 @@ int sroce_send_packet(struct sroce_qp *qp, struct sroce_engine *e,
 	if (e == &qp->snd)
 		sroce_cc_sent(qp, skb->len);
 	return sroce_tx_queue(sdev, &qp->av, skb,
-			      sroce_req_sport(qp, qp->attr.dest_qp_num),
+			      sroce_qp_udp_sport(qp, qp->attr.dest_qp_num),
 			      &qp->dst_cache, qp->ib_qp.qp_num, &e->tx);
 }
 
@@ -303,7 +303,7 @@ static enum sroce_req_result sroce_req_send_ud(struct sroce_qp *qp,
 	if (ret != SROCE_REQ_DONE)
 		return ret;
 	/* A datagram lost in the network is not an error of the sender. */
-	sroce_tx_send(sdev, &av, skb, sroce_req_sport(qp, f.dest_qpn), NULL,
+	sroce_tx_send(sdev, &av, skb, sroce_qp_udp_sport(qp, f.dest_qpn), NULL,
 		      qp->ib_qp.qp_num);
 	return SROCE_REQ_DONE;
 }
