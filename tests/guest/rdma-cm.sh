@@ -98,6 +98,7 @@ cm_fail() {
 # namespace. Each runs under a 60 s timeout (line-buffered: a killed one
 # keeps what it said) with its output in $RESULTS/NAME-{server,client}.txt
 # (SRV_OUT, CLI_OUT); the server gets 20 s to finish after the client.
+# With CLI_PRELOAD set, the client runs with that library preloaded.
 # Fails unless both exit 0.
 cm_pair() {
 	local name=$1 spid cpid crc=0 src=0 t0=$SECONDS end
@@ -116,7 +117,7 @@ cm_pair() {
 		cm_fail "$name" "server exited (status $src) before the client started"
 	fi
 	IDS_AT_EXIT=
-	side_start cpid "$CLI_OUT" 60 "$CNETNS" "${CLI[@]}"
+	SIDE_PRELOAD=${CLI_PRELOAD:-} side_start cpid "$CLI_OUT" 60 "$CNETNS" "${CLI[@]}"
 	wait "$cpid" || crc=$?
 	# Which IDs listened when it failed, before the server is stopped.
 	((crc == 0)) || IDS_AT_EXIT=$(rdma res show cm_id 2>&1) || true
@@ -275,12 +276,14 @@ expect_lines rdma_server "$CLI_OUT" '^rdma_client: end 0$'
 # cm_perftest NAME SIZE COLUMN TOOL ARGS...: TOOL -R between the ends; the
 # client's row for SIZE bytes must show COLUMN (perftest_value) above zero,
 # the server's too for the bandwidth tools (ib_read_lat's server prints no
-# table). A run whose clock calibration failed (every figure "inf") is made
-# again, once. So is one whose client was rejected: perftest's own race.
-# After the out-of-band connection, its client connects the data QPs at
-# once while the server has yet to listen for them; the CM then answers
-# "invalid service ID" (reject reason 8), and perftest 4.5-0.17's retry
-# path crashes in librdmacm instead of trying again.
+# table). perftest has a race of its own: after the out-of-band
+# connection, its client connects the data QPs at once while the server
+# may have yet to listen for them; the CM then answers "invalid service
+# ID" (reject reason 8), and perftest 4.5-0.17's retry path crashes in
+# librdmacm instead of trying again (CI saw it twice in a row). The client
+# runs with progs/connect_delay preloaded, which gives the server 500 ms
+# to listen. A run whose clock calibration failed (every figure "inf") is
+# made again, once, and so is one rejected all the same.
 cm_perftest() {
 	local name=$1 size=$2 col=$3 tool=$4 try v
 	shift 4
@@ -289,8 +292,8 @@ cm_perftest() {
 		SRV=("$tool" -R -d "$SDEV" -F -p "$PORT" -s "$size" "$@")
 		CLI=("$tool" -R -d "$CDEV" -F -p "$PORT" -s "$size" "$@" "$SADDR")
 		if ((try == 2)); then
-			cm_pair "$name" cm_listening "$PORT"
-		elif ! (cm_pair "$name" cm_listening "$PORT"); then
+			CLI_PRELOAD=$PROGS/connect_delay cm_pair "$name" cm_listening "$PORT"
+		elif ! (CLI_PRELOAD=$PROGS/connect_delay cm_pair "$name" cm_listening "$PORT"); then
 			grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "$RESULTS/$name-client.txt" ||
 				fail "$name: failed (see above)"
 			log "$name: the client came before the server listened (perftest's race); again"

@@ -7,7 +7,12 @@
 #    retransmit,nak_sent,nak_rcvd,rnr_wait,retry_exceeded,drop};
 #  - RC SENDs (ib_send_bw) over a veth that loses 5% both ways (netem)
 #    produce QP state changes, PSN sequence NAKs sent and received,
-#    retransmits caused by them and tail-loss probes;
+#    retransmits caused by them; a ping-pong of one-packet SENDs
+#    (ib_send_lat) on the same wire produces tail-loss probes: each
+#    message is the tail of its burst, so every lost one (or its lost
+#    ACK) leaves the requester waiting, where a streaming run's window
+#    is rarely empty and its losses are repaired by NAKs (a 200-message
+#    ib_send_bw alone gave no probe in one CI run);
 #  - the same with tail_probes=N produces no probe (counter and events);
 #    perftest, not ibv_rc_pingpong: a pingpong's client leaves as soon as
 #    it has the last message, so when its ACK for it is lost the server's
@@ -44,11 +49,12 @@ run_timeout 30 modprobe sch_netem || fail "no sch_netem module for $(uname -r)"
 tc qdisc add dev veth0 root netem "${NETEM[@]}" || fail "netem on veth0"
 ip netns exec peer tc qdisc add dev veth1 root netem "${NETEM[@]}" || fail "netem on veth1"
 local_perftest rc-lossy 65536 ib_send_bw -s 65536 -n 200
+local_perftest rc-lossy-lat 2 ib_send_lat -s 2 -n 300
 with_probes=$(probes)
 log "tail probes with tail_probes=Y: $with_probes"
 ((with_probes > 0)) || fail "no tail-loss probe in a 5% lossy run"
 echo N > /sys/module/sroce/parameters/tail_probes
-local_perftest rc-lossy-noprobe 65536 ib_send_bw -s 65536 -n 100
+local_perftest rc-lossy-noprobe 2 ib_send_lat -s 2 -n 300
 echo Y > /sys/module/sroce/parameters/tail_probes
 assert_eq "$(probes)" "$with_probes" "tail probes sent with tail_probes=N"
 tc qdisc del dev veth0 root

@@ -15,8 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <stdlib.h>
-#include <time.h>
+#include "preload_wait.h"
 #include <infiniband/verbs.h>
 
 typedef int (*destroy_qp_fn)(struct ibv_qp *qp);
@@ -24,19 +23,12 @@ typedef int (*destroy_qp_fn)(struct ibv_qp *qp);
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
 	static destroy_qp_fn real;
-	const char *ms = getenv("LINGER_MS");
-	long wait_ms = ms ? atol(ms) : 1000;
-	struct timespec ts = {
-		.tv_sec = wait_ms / 1000,
-		.tv_nsec = (wait_ms % 1000) * 1000000L,
-	};
 
 	if (!real)
 		real = (destroy_qp_fn)dlvsym(RTLD_NEXT, "ibv_destroy_qp",
 					     "IBVERBS_1.1");
 	if (!real)
 		return -1;
-	while (wait_ms > 0 && nanosleep(&ts, &ts))
-		;
+	preload_wait("LINGER_MS", 1000);
 	return real(qp);
 }
