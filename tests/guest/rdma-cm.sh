@@ -280,20 +280,21 @@ expect_lines rdma_server "$CLI_OUT" '^rdma_client: end 0$'
 # connection, its client connects the data QPs at once while the server
 # may have yet to listen for them; the CM then answers "invalid service
 # ID" (reject reason 8), and perftest 4.5-0.17's retry path crashes in
-# librdmacm instead of trying again (CI saw it twice in a row). The client
-# runs with progs/connect_delay preloaded, which gives the server 500 ms
-# to listen. A run whose clock calibration failed (every figure "inf") is
-# made again, once, and so is one rejected all the same.
+# librdmacm instead of trying again. The client runs with
+# progs/connect_delay preloaded, which gives the server 500 ms to listen.
+# A run whose clock calibration failed (every figure "inf") is made
+# again, once, and so is one rejected all the same.
 cm_perftest() {
 	local name=$1 size=$2 col=$3 tool=$4 try v
+	local CLI_PRELOAD=$PROGS/connect_delay
 	shift 4
 	for try in 1 2; do
 		next_port PORT
 		SRV=("$tool" -R -d "$SDEV" -F -p "$PORT" -s "$size" "$@")
 		CLI=("$tool" -R -d "$CDEV" -F -p "$PORT" -s "$size" "$@" "$SADDR")
 		if ((try == 2)); then
-			CLI_PRELOAD=$PROGS/connect_delay cm_pair "$name" cm_listening "$PORT"
-		elif ! (CLI_PRELOAD=$PROGS/connect_delay cm_pair "$name" cm_listening "$PORT"); then
+			cm_pair "$name" cm_listening "$PORT"
+		elif ! (cm_pair "$name" cm_listening "$PORT"); then
 			grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "$RESULTS/$name-client.txt" ||
 				fail "$name: failed (see above)"
 			log "$name: the client came before the server listened (perftest's race); again"

@@ -11,8 +11,7 @@
 #    (ib_send_lat) on the same wire produces tail-loss probes: each
 #    message is the tail of its burst, so every lost one (or its lost
 #    ACK) leaves the requester waiting, where a streaming run's window
-#    is rarely empty and its losses are repaired by NAKs (a 200-message
-#    ib_send_bw alone gave no probe in one CI run);
+#    is rarely empty and its losses are repaired by NAKs;
 #  - the same with tail_probes=N produces no probe (counter and events);
 #    perftest, not ibv_rc_pingpong: a pingpong's client leaves as soon as
 #    it has the last message, so when its ACK for it is lost the server's
