@@ -38,7 +38,14 @@
  *    again. Each CPU counts the runs on its stack (bottom halves are off
  *    during a run, so nothing else runs there meanwhile); past
  *    SROCE_ENGINE_NEST a kick leaves the run to the work item. Two levels
- *    are what a request and its response between two local QPs need.
+ *    are what a request and its response between two local QPs need;
+ *  - a timer of the timer wheel (retry, RNR, hold) never runs an engine
+ *    itself: it hands the run to the work item. The timer softirq runs
+ *    timers until it has caught up with jiffies, and a run re-arms its
+ *    QP's timer (the probe timeout is 10 ms): a run longer than that (a
+ *    slow or busy CPU) would have the softirq run it again and again,
+ *    for ever. The pacing hrtimer (cc.c) may run in place: its softirq
+ *    only runs timers that expired before it started.
  * So no softirq does long work, and neither a process refilling its ring
  * nor a chain of QPs pointing at each other can keep a CPU or grow a stack
  * without bound.
@@ -414,7 +421,7 @@ static void sroce_retry_timer_fn(struct timer_list *t)
 	struct sroce_qp *qp = from_timer(qp, t, retry_timer);
 
 	set_bit(SROCE_ENG_RETRY, &qp->snd.flags);
-	sroce_engine_kick_send(qp);
+	sroce_engine_defer(qp, &qp->snd);
 }
 
 static void sroce_rnr_timer_fn(struct timer_list *t)
@@ -422,7 +429,7 @@ static void sroce_rnr_timer_fn(struct timer_list *t)
 	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
 
 	set_bit(SROCE_ENG_RNR, &qp->snd.flags);
-	sroce_engine_kick_send(qp);
+	sroce_engine_defer(qp, &qp->snd);
 }
 
 void sroce_engine_arm_rnr(struct sroce_qp *qp, u32 usecs)
@@ -437,7 +444,7 @@ static void sroce_hold_timer_fn(struct timer_list *t)
 	struct sroce_qp *qp = from_timer(qp, t, hold_timer);
 
 	set_bit(SROCE_ENG_HOLD, &qp->rcv.flags);
-	sroce_engine_kick_recv(qp);
+	sroce_engine_defer(qp, &qp->rcv);
 }
 
 /*
