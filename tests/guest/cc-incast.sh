@@ -19,6 +19,8 @@
 #      bottleneck kept busy (55% at least; the issue asks for 90%).
 #  (c) drop-tail, CC on and (d) off: nothing is marked, so no CNP is sent
 #      or handled, and CC makes nothing worse.
+#  (e) teardown while paced: the process killed, then a sender's netdev
+#      deleted under a running incast; the other two still work after.
 # Each run's figures go to $RESULTS/incast-<run>.txt and to the log.
 . "$(dirname "$0")/lib.sh"
 
@@ -246,13 +248,60 @@ run_incast fifo-cc-off 0 0
 ((C_TOTAL * 100 >= 80 * TOTAL)) ||
 	fail "drop-tail: $C_TOTAL kB/s with CC on, under 80% of $TOTAL without"
 
-echo 1 >$P/cnp
-echo 1 >$P/dcqcn
-echo 1 >$P/zero_copy_tx
-echo 0 >$T/events/sroce/sroce_cc_rate/enable
 for d in sroce0 "${SENDER_DEVS[@]}"; do
 	assert_eq "$(port_counter $d rx_bad_icrc)" 0 "$d bad ICRC"
 done
+
+# start_paced: an incast under RED with CC on that runs until killed;
+# returns once its senders are being paced (their pacing waits rise
+# within a tenth of a second, so pacing timers are armed), with PID set.
+start_paced() {
+	local out=$RESULTS/incast-teardown.txt w0 args=() d i
+	for d in "${!SENDER_DEVS[@]}"; do
+		args+=("${SENDER_DEVS[$d]}:${SG[$d]}")
+	done
+	# Not under run_timeout: $! must be the incast itself, for kill -9.
+	"$PROGS/incast" 240 sroce0 "$RG" "${args[@]}" >"$out" 2>&1 &
+	PID=$!
+	wait_line "$out" measuring $PID
+	kill -0 $PID 2>/dev/null || { cat "$out"; fail "incast ended early"; }
+	for ((i = 0; i < 100; i++)); do
+		w0=$(sum_counter rp_pacing_waits "${SENDER_DEVS[@]}")
+		nap 0.1
+		(($(sum_counter rp_pacing_waits "${SENDER_DEVS[@]}") > w0)) &&
+			return 0
+	done
+	fail "teardown: the senders were never paced"
+}
+
+# no_rc_qp DEV: DEV has no RC QP left.
+no_rc_qp() { ! rdma resource show qp link "$1/1" | grep -q 'type RC'; }
+
+# (e) A paced QP's teardown: its pacing timer may be armed when the
+# process dies or the netdev under its device goes. The harness's kernel
+# log check catches a timer that outlived its QP.
+log "(e) teardown of paced QPs: process killed, then a sender's netdev removed"
+bottleneck "${RED[@]}"
+echo 1 >$P/cnp
+echo 1 >$P/dcqcn
+start_paced
+kill -9 $PID
+wait $PID 2>/dev/null || true
+wait_until 10 "the killed incast's QPs to go" no_rc_qp sroce1
+start_paced
+SENDER_DEVS=(sroce2 sroce3)
+run_timeout 60 ip -n s1 link del v0 || fail "ip link del v0 in s1"
+wait_until 30 "sroce1 to unregister under a paced QP" \
+	test ! -e /sys/class/infiniband/sroce1
+kill -9 $PID
+wait $PID 2>/dev/null || true
+# The remaining devices still carry an incast, every byte checked.
+run_timeout 60 "$PROGS/incast" 1 sroce0 "$RG" "sroce2:${SG[1]}" \
+	"sroce3:${SG[2]}" >"$RESULTS/incast-after.txt" 2>&1 ||
+	{ cat "$RESULTS/incast-after.txt"; fail "incast after sroce1 went"; }
+
+echo 1 >$P/zero_copy_tx
+echo 0 >$T/events/sroce/sroce_cc_rate/enable
 unload_sroce
 for n in sw rx "${SENDERS[@]}"; do ip netns del $n; done
 log "ok"
