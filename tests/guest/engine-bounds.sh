@@ -23,6 +23,10 @@
 
 STORM=30
 MAX_GAP_MS=5000
+# The debug kernel of make check-debug (KASAN, lockdep) runs several times
+# slower: there the storm's longest ibv_post_send was 6.7-8.6 s, and 55 s
+# while wheel timers ran engines in place (fixed in 2c6d4dc).
+[[ $(uname -r) == *-sroce-debug ]] && MAX_GAP_MS=20000
 
 make_veth
 load_sroce
