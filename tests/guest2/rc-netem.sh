@@ -45,9 +45,13 @@ pair_bw send-bw B 60 "$dev" "$g4" ib_send_bw 65536 "$ITERS"
 
 netem_end
 log "$dev counters: $(dev_counters "$dev")"
-# Each side sent data in some runs and saw gaps in it: sroce repaired
-# some by resending one packet alone.
-if [[ $SROCE_IMPL == sroce ]]; then
+# A sends the bulk (the write and send clients, the read responder):
+# sroce repaired some of its gaps by resending one packet alone. Not
+# asked of B, whose only data is the pingpong's 20 messages in some 45
+# GSO skbs: netem loses an skb whole, so whether a gap that a sequence
+# NAK reports ever opens there is chance (one NAK in a run of
+# 2026-12-06), and a tail loss is repaired by a probe instead.
+if [[ $SROCE_IMPL == sroce && $ROLE == A ]]; then
 	[[ $(port_counter "$dev" selective_resends) -gt 0 ]] ||
 		fail "no selective resend under loss"
 fi
