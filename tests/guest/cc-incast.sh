@@ -63,6 +63,15 @@ sum_counter() {
 }
 
 SENDER_DEVS=(sroce1 sroce2 sroce3)
+# sender_args: incast's DEV:GID argument of each sender, into ARGS (SG[i]
+# is SENDER_DEVS[i]'s GID).
+sender_args() {
+	local i
+	ARGS=()
+	for i in "${!SENDER_DEVS[@]}"; do
+		ARGS+=("${SENDER_DEVS[$i]}:${SG[$i]}")
+	done
+}
 # resends: what the senders sent again (timeouts, NAKs, probes).
 resends() {
 	echo $(($(sum_counter retry_timeouts "${SENDER_DEVS[@]}") +
@@ -96,16 +105,14 @@ wait_line() {
 # and HANDLED (CNPs the senders acted on); PACED: sender QPs that had a
 # DCQCN rate at its start (rdma resource show qp -dd).
 run_incast() {
-	local name=$1 out=$RESULTS/incast-$1.txt pid rc=0 d args=()
+	local name=$1 out=$RESULTS/incast-$1.txt pid rc=0 d
 	local d0 m0 r0 c0 h0 l0
 	echo "$2" >$P/cnp
 	echo "$3" >$P/dcqcn
-	for d in "${!SENDER_DEVS[@]}"; do
-		args+=("${SENDER_DEVS[$d]}:${SG[$d]}")
-	done
+	sender_args
 	: >"$out"
 	run_timeout $((SECS + 90)) "$PROGS/incast" "$SECS" sroce0 "$RG" \
-		"${args[@]}" >"$out" 2>&1 &
+		"${ARGS[@]}" >"$out" 2>&1 &
 	pid=$!
 	wait_line "$out" measuring $pid
 	sample
@@ -256,12 +263,10 @@ done
 # returns once its senders are being paced (their pacing waits rise
 # within a tenth of a second, so pacing timers are armed), with PID set.
 start_paced() {
-	local out=$RESULTS/incast-teardown.txt w0 args=() d i
-	for d in "${!SENDER_DEVS[@]}"; do
-		args+=("${SENDER_DEVS[$d]}:${SG[$d]}")
-	done
+	local out=$RESULTS/incast-teardown.txt w0 i
+	sender_args
 	# Not under run_timeout: $! must be the incast itself, for kill -9.
-	"$PROGS/incast" 240 sroce0 "$RG" "${args[@]}" >"$out" 2>&1 &
+	"$PROGS/incast" 240 sroce0 "$RG" "${ARGS[@]}" >"$out" 2>&1 &
 	PID=$!
 	wait_line "$out" measuring $PID
 	kill -0 $PID 2>/dev/null || { cat "$out"; fail "incast ended early"; }
@@ -289,15 +294,16 @@ kill -9 $PID
 wait $PID 2>/dev/null || true
 wait_until 10 "the killed incast's QPs to go" no_rc_qp sroce1
 start_paced
-SENDER_DEVS=(sroce2 sroce3)
+SENDER_DEVS=(sroce2 sroce3) SG=("${SG[@]:1}")
 run_timeout 60 ip -n s1 link del v0 || fail "ip link del v0 in s1"
 wait_until 30 "sroce1 to unregister under a paced QP" \
 	test ! -e /sys/class/infiniband/sroce1
 kill -9 $PID
 wait $PID 2>/dev/null || true
 # The remaining devices still carry an incast, every byte checked.
-run_timeout 60 "$PROGS/incast" 1 sroce0 "$RG" "sroce2:${SG[1]}" \
-	"sroce3:${SG[2]}" >"$RESULTS/incast-after.txt" 2>&1 ||
+sender_args
+run_timeout 60 "$PROGS/incast" 1 sroce0 "$RG" "${ARGS[@]}" \
+	>"$RESULTS/incast-after.txt" 2>&1 ||
 	{ cat "$RESULTS/incast-after.txt"; fail "incast after sroce1 went"; }
 
 echo 1 >$P/zero_copy_tx
