@@ -1492,9 +1492,11 @@ static void test_flush(void)
 	}
 	CHECK(qp_state(PB(&p)) == IB_QPS_ERR, "QP state %d after modify to ERR",
 	      qp_state(PB(&p)));
-	/* What ib_drain_sq/ib_drain_rq post once the QP is in ERR. */
-	if (!post_send(PB(&p), IB_WR_RDMA_WRITE, 0x330, NULL, 0,
-		       IB_SEND_SIGNALED, 0))
+	/*
+	 * What ib_drain_sq/ib_drain_rq post once the QP is in ERR: a WRITE
+	 * in a whole ib_rdma_wr, which the driver may read all of.
+	 */
+	if (!post_rdma(PB(&p), IB_WR_RDMA_WRITE, 0x330, NULL, 0, 0, 0, 0))
 		expect_wc(CB(&p), &wc, 0x330, IB_WC_WR_FLUSH_ERR, -1,
 			  "send posted in ERR (ib_drain_sq's marker)");
 	sg = kbuf_sge(&b, 0, 64);
