@@ -404,6 +404,7 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 			return;
 		}
 		req->retry_left--;
+		sroce_retx_timed_out(qp);
 		sroce_retx_arm(qp);
 	}
 	sroce_rec_end(&qp->rec);

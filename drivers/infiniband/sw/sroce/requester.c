@@ -337,11 +337,14 @@ static enum sroce_req_result sroce_req_send_data(struct sroce_qp *qp,
 	f.se = *last && (wqe->wr.send_flags & IB_SEND_SOLICITED);
 	/*
 	 * The newest packet sent, sent again, is a probe, and a packet
-	 * resent alone repairs a gap: they ask too.
+	 * resent alone repairs a gap: they ask too; so does the last one
+	 * the window lets go before an ACK.
 	 */
 	f.ackreq = sroce_qp_is_rc(qp) &&
 		   (*last || !(w->psn % SROCE_ACKREQ_EVERY) ||
-		    w->psn == sroce_psn_sub(w->sent_end, 1) || w->one_shot);
+		    w->psn == sroce_psn_sub(w->sent_end, 1) || w->one_shot ||
+		    sroce_psn_diff(w->psn, w->acked_psn) + 1 >=
+		    sroce_retx_window(qp));
 
 	ret = sroce_req_packet(qp, wqe, &qp->av, &f, w->offset, payload,
 			       &skb, status);
@@ -497,7 +500,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp,
 
 	if (!sroce_qp_is_rc(qp))
 		return true;
-	if (sroce_psn_diff(w->psn, w->acked_psn) >= SROCE_MAX_INFLIGHT)
+	if (sroce_psn_diff(w->psn, w->acked_psn) >= sroce_retx_window(qp))
 		return false;
 	/* The next chunk of a read once the last one has arrived. */
 	if (w->offset)

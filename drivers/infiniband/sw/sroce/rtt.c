@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Round trips: a QP's estimate of its round-trip time, and the two
- * deadlines that retransmit without being told to (send engine context).
+ * Round trips: a QP's estimate of its round-trip time, the two
+ * deadlines that retransmit without being told to, and the window after
+ * a timeout (send engine context).
  *
  * Go-back-N learns of a lost packet from the next one to arrive (the
  * responder's PSN sequence error NAK). Nothing reveals the loss of the
@@ -38,6 +39,9 @@
  *    SROCE_MAX_PROBES are sent, each after twice the wait of the one
  *    before, between two acknowledgements; after that only the ACK timer
  *    is left, and it counts retries as IBTA says.
+ *  - After the ACK timer struck, the requester goes back to the oldest
+ *    packet with a window of a few packets that doubles with each
+ *    acknowledgement (sroce_retx_timed_out()).
  *
  * Both deadlines share the QP's retry_timer, kept lazily: progress moves
  * the deadlines forward, but the timer is only armed when not pending and
@@ -57,6 +61,8 @@
 #include "trace.h"
 
 #define SROCE_MAX_PROBES	2
+/* The window right after a local ACK timeout, in packets. */
+#define SROCE_TIMEOUT_WINDOW	4
 #define SROCE_PTO_MIN_US	10000
 /* A sample longer than this says more about a stall than about the path. */
 #define SROCE_RTT_MAX_US	(10 * USEC_PER_SEC)
@@ -75,6 +81,7 @@ MODULE_PARM_DESC(tail_probes,
 void sroce_rtt_reset(struct sroce_qp *qp)
 {
 	memset(&qp->rtt, 0, sizeof(qp->rtt));
+	qp->rtt.window = SROCE_MAX_INFLIGHT;
 }
 
 /* The local ACK timeout in jiffies; 0: none (wait for ever). */
@@ -175,6 +182,27 @@ bool sroce_retx_probed(struct sroce_qp *qp)
 	return nth == 1;
 }
 
+/*
+ * A timeout means nothing came back for a whole local ACK timeout: the
+ * path or the responder is overloaded, or gone. Resending all of the
+ * window at once is what keeps an overloaded one so: a responder whose
+ * receive backlog overflowed (a slow host, a debug kernel) gets the same
+ * burst again each timeout, behind which its own ACKs are dropped, until
+ * the retries run out. So the requester sends only a few packets past
+ * the oldest one, the last asking for an ACK, and twice as many after
+ * each acknowledgement that moves on (TCP's slow start after an RTO);
+ * a lost packet or a NAK (fast retransmit) leaves the window as it is.
+ */
+void sroce_retx_timed_out(struct sroce_qp *qp)
+{
+	qp->rtt.window = SROCE_TIMEOUT_WINDOW;
+}
+
+int sroce_retx_window(const struct sroce_qp *qp)
+{
+	return qp->rtt.window;
+}
+
 /* No probe for the oldest WQE: an atomic, or a read with nothing to ask. */
 void sroce_retx_skip_probe(struct sroce_qp *qp)
 {
@@ -206,6 +234,7 @@ void sroce_rtt_acked(struct sroce_qp *qp)
 	struct sroce_rtt *rtt = &qp->rtt;
 	u32 r, diff;
 
+	rtt->window = min_t(u32, 2 * rtt->window, SROCE_MAX_INFLIGHT);
 	if (!rtt->sampling ||
 	    !sroce_psn_after(qp->swin.acked_psn, rtt->sample_psn))
 		return;

@@ -22,6 +22,7 @@ struct sroce_rtt {
 	unsigned long sample_start;	/* jiffies */
 	u32 srtt_us;		/* smoothed RTT; 0: no sample yet */
 	u32 rttvar_us;
+	u32 window;		/* PSNs past acked_psn the requester may send */
 };
 
 enum sroce_retx_due {
@@ -37,6 +38,10 @@ void sroce_retx_stop(struct sroce_qp *qp);
 bool sroce_retx_armed(const struct sroce_qp *qp);
 enum sroce_retx_due sroce_retx_due(struct sroce_qp *qp);
 bool sroce_retx_probed(struct sroce_qp *qp);
+/* The local ACK timeout struck: the window shrinks. */
+void sroce_retx_timed_out(struct sroce_qp *qp);
+/* PSNs past the oldest unacknowledged one that the requester may send. */
+int sroce_retx_window(const struct sroce_qp *qp);
 void sroce_retx_skip_probe(struct sroce_qp *qp);
 void sroce_rtt_sent(struct sroce_qp *qp, u32 psn);
 void sroce_rtt_acked(struct sroce_qp *qp);
