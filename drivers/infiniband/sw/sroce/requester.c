@@ -350,8 +350,7 @@ static enum sroce_req_result sroce_req_send_data(struct sroce_qp *qp,
 			       &skb, status);
 	if (ret != SROCE_REQ_DONE)
 		return ret;
-	if (f.ackreq)
-		sroce_rtt_sent(qp, f.psn);
+	sroce_rtt_sent(qp, f.psn, f.ackreq);
 	sroce_send_packet(qp, &qp->snd, skb);
 	sroce_swin_sent(qp, 1, payload);
 	return SROCE_REQ_DONE;
@@ -410,7 +409,7 @@ sroce_req_send_rd_atomic(struct sroce_qp *qp, const struct rxe_send_wqe *wqe,
 	skb = sroce_tx_build(sdev, &qp->av, &f, 0);
 	if (!skb)
 		return SROCE_REQ_NOMEM;
-	sroce_rtt_sent(qp, f.psn);
+	sroce_rtt_sent(qp, f.psn, true);
 	sroce_send_packet(qp, &qp->snd, skb);
 	if (op == IB_WR_RDMA_READ)
 		sroce_swin_sent(qp, max_t(u32, 1,

@@ -35,6 +35,12 @@
  *    early resend is safe with any peer. For a read, a probe asks
  *    again for the responses it lacks (read_gap.c); an atomic waits
  *    for the ACK timeout.
+ *    A probe is for a tail that went silent: the probe timeout also
+ *    runs from the newest packet's first transmission (as RFC 8985's
+ *    PTO is restarted by new data). A paced QP (cc.c) may send the
+ *    packets between two AckReqs over longer than a PTO, and its
+ *    responder only acknowledges those AckReqs: counted from the last
+ *    acknowledgement alone, most of its probes were early.
  *  - A probe is not a retry: it leaves retry_left alone. At most
  *    SROCE_MAX_PROBES are sent, each after twice the wait of the one
  *    before, between two acknowledgements; after that only the ACK timer
@@ -157,13 +163,18 @@ bool sroce_retx_armed(const struct sroce_qp *qp)
 enum sroce_retx_due sroce_retx_due(struct sroce_qp *qp)
 {
 	struct sroce_rtt *rtt = &qp->rtt;
+	unsigned long quiet;
 
 	if (!rtt->retry_on || qp->dying)
 		return SROCE_RETX_NONE;
 	if (!time_before(jiffies, rtt->retry_deadline))
 		return SROCE_RETX_TIMEOUT;
-	if (rtt->probes_left && !time_before(jiffies, rtt->probe_deadline))
-		return SROCE_RETX_PROBE;
+	if (rtt->probes_left && !time_before(jiffies, rtt->probe_deadline)) {
+		quiet = rtt->newest_sent + sroce_retx_pto(rtt);
+		if (!time_before(jiffies, quiet))
+			return SROCE_RETX_PROBE;
+		rtt->probe_deadline = quiet;
+	}
 	mod_timer(&qp->retry_timer, sroce_retx_next(rtt));
 	return SROCE_RETX_NONE;
 }
@@ -210,12 +221,18 @@ void sroce_retx_skip_probe(struct sroce_qp *qp)
 	mod_timer(&qp->retry_timer, sroce_retx_next(&qp->rtt));
 }
 
-/* A new AckReq packet with @psn went out: time it if nothing else is. */
-void sroce_rtt_sent(struct sroce_qp *qp, u32 psn)
+/*
+ * A new packet is a sign of life for the tail's probe; a new AckReq
+ * packet is timed if nothing else is. A resend is neither.
+ */
+void sroce_rtt_sent(struct sroce_qp *qp, u32 psn, bool ackreq)
 {
 	struct sroce_rtt *rtt = &qp->rtt;
 
-	if (rtt->sampling || sroce_psn_before(psn, qp->swin.sent_end))
+	if (sroce_psn_before(psn, qp->swin.sent_end))
+		return;
+	rtt->newest_sent = jiffies;
+	if (!ackreq || rtt->sampling)
 		return;
 	rtt->sampling = true;
 	rtt->sample_psn = psn;

@@ -16,6 +16,7 @@ struct sroce_rtt {
 	bool retry_on;		/* something is outstanding: timer wanted */
 	unsigned long retry_deadline;	/* jiffies: local ACK timeout */
 	unsigned long probe_deadline;	/* jiffies: next tail-loss probe */
+	unsigned long newest_sent;	/* jiffies: newest PSN's first send */
 	u8 probes_left;
 	bool sampling;		/* sample_psn is being timed */
 	u32 sample_psn;
@@ -43,7 +44,8 @@ void sroce_retx_timed_out(struct sroce_qp *qp);
 /* PSNs past the oldest unacknowledged one that the requester may send. */
 int sroce_retx_window(const struct sroce_qp *qp);
 void sroce_retx_skip_probe(struct sroce_qp *qp);
-void sroce_rtt_sent(struct sroce_qp *qp, u32 psn);
+/* A packet with @psn went out; @ackreq: it asks for an ACK. */
+void sroce_rtt_sent(struct sroce_qp *qp, u32 psn, bool ackreq);
 void sroce_rtt_acked(struct sroce_qp *qp);
 void sroce_rtt_discard(struct sroce_qp *qp);
 /* The requester sends again from @psn for @cause (enum sroce_retx_cause). */
