@@ -8,8 +8,10 @@
 #                   of Debian's 6.1, built once (not for CI: ~16 min + ~2 h)
 #   make demo       boot a guest and show the module at work
 #   make bench      perftest figures of sroce against rdma_rxe, then
-#                   make bench-mpi (not a test)
+#                   make bench-mpi and make bench-incast (not a test)
 #   make bench-mpi  Open MPI across two guests over sroce and over TCP
+#   make bench-incast   congestion control in an incast: CC off, CC on
+#                   and rdma_rxe senders
 #   make bench-wire the same across a wire between two guests, clean and
 #                   under netem, with TCP (iperf3) as the ceiling
 #   make wire-latency   the virtual wires' own latency (UDP, no RDMA)
@@ -59,7 +61,7 @@ MOD_DIR := $(MOD_TOP)/drivers/infiniband/sw/sroce
 
 KBUILD := $(MAKE) -C $(KDIR) M=$(MOD_DIR) CONFIG_RDMA_SROCE=m
 
-.PHONY: all module sparse unit check check-debug demo bench bench-mpi bench-wire wire-latency \
+.PHONY: all module sparse unit check check-debug demo bench bench-mpi bench-incast bench-wire wire-latency \
 	bench-crc32 bench-ab clean \
 	kdir-check mirror ko-path install uninstall
 
@@ -98,12 +100,16 @@ check-debug:
 demo:
 	bash scripts/demo.sh
 
-# Both parts run even if the first fails; the status is the worse one.
+# All three parts run even if one fails; the status is the worst one.
 bench:
-	rc=0; bash scripts/bench.sh || rc=$$?; bash scripts/bench-mpi.sh || rc=$$?; exit $$rc
+	rc=0; bash scripts/bench.sh || rc=$$?; bash scripts/bench-mpi.sh || rc=$$?; \
+		bash scripts/bench-incast.sh || rc=$$?; exit $$rc
 
 bench-mpi:
 	bash scripts/bench-mpi.sh
+
+bench-incast:
+	bash scripts/bench-incast.sh
 
 bench-wire:
 	bash scripts/bench-wire.sh
