@@ -36,13 +36,15 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$REPO/scripts/bench/figures.sh"
 ROUNDS=${BENCH_INCAST_ROUNDS:-3}
 SECS=${INCAST_SECS:-6}
+# What a run records, in the table's order (t_*: fewer is better).
+METRICS=(goodput busy jain t_probe_median t_probe_p99 t_lost t_resends t_tail_probes)
 
 # bench_run NAME CNP DCQCN: one incast, its figures recorded.
 bench_run() {
 	local what
 	if ! run_incast "$@"; then
 		echo "bench-incast: $INCAST_ERROR"
-		for what in goodput busy jain t_probe_median t_probe_p99 t_lost t_resends t_tail_probes; do
+		for what in "${METRICS[@]}"; do
 			record "$1" incast $what FAILED "" "$INCAST_ERROR"
 		done
 		return 0
@@ -106,9 +108,9 @@ fig=$dir/figures.tsv
 echo
 echo "==== incast: 3 senders -> 1 receiver, 40 Mbit/s bottleneck, RED with ECN; median (range) of $ROUNDS rounds"
 if [[ -s $fig ]]; then
-	awk -F'\t' "$FIGURES_AWK"'
+	awk -F'\t' -v metrics="${METRICS[*]}" "$FIGURES_AWK"'
 	END {
-		n = split("goodput|busy|jain|t_probe_median|t_probe_p99|t_lost|t_resends|t_tail_probes", m, "|")
+		n = split(metrics, m, " ")
 		split("goodput, % of the bottleneck|bottleneck busy, % of time|Jain index of the senders|probe median, ms|probe p99, ms|packets lost|senders\x27 resends|  of them tail probes", label, "|")
 		fmt = "%-28s %18s %18s %18s %18s %18s\n"
 		printf fmt, "", "CC off", "CC on", "rxe senders", "CC on/off", "CC on/rxe"

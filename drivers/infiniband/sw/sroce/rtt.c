@@ -40,7 +40,7 @@
  *    PTO is restarted by new data). A paced QP (cc.c) may send the
  *    packets between two AckReqs over longer than a PTO, and its
  *    responder only acknowledges those AckReqs: counted from the last
- *    acknowledgement alone, most of its probes were early.
+ *    acknowledgement alone, it probed with nothing lost.
  *  - A probe is not a retry: it leaves retry_left alone. At most
  *    SROCE_MAX_PROBES are sent, each after twice the wait of the one
  *    before, between two acknowledgements; after that only the ACK timer
