@@ -10,18 +10,26 @@
 
 [[ $SROCE_IMPL == sroce ]] || { log "sroce-only case (rxe waits for the process)"; exit 0; }
 
+# Both holders must have the device open before it is removed: a watcher
+# still starting when the device goes finds no device and exits, which is
+# not what this case is about. The timeout only reaps a watcher the case
+# lost; release() kills it long before.
 hold() {		# DEV: start holders, leave their pids in $holders
 	"$PROGS/mr_basic" "$1" hold 16 >"$RESULTS/hold-$1.txt" 2>&1 &
 	holders="$!"
-	timeout 60 ibv_asyncwatch -d "$1" >"$RESULTS/async-$1.txt" 2>&1 &
+	timeout 300 ibv_asyncwatch -d "$1" >"$RESULTS/async-$1.txt" 2>&1 &
 	holders+=" $!"
 	wait_until 20 "holder of $1 ready" grep -q "holding pid" "$RESULTS/hold-$1.txt"
+	wait_until 20 "watcher of $1 ready" grep -q "async event FD" "$RESULTS/async-$1.txt"
 }
 
 release() {		# kill the holders; they must still be alive
 	local p
 	for p in $holders; do
-		kill -0 "$p" 2>/dev/null || fail "holder $p died with its device"
+		kill -0 "$p" 2>/dev/null || {
+			cat "$RESULTS"/hold-*.txt "$RESULTS"/async-*.txt >&2
+			fail "holder $p died with its device"
+		}
 		kill -9 "$p"
 		wait "$p" 2>/dev/null || true
 	done
