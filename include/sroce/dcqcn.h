@@ -30,7 +30,9 @@
  *                                                    ceiling), then a cut
  *   PACED  CNP, a monitor period or more      PACED  cut: rate = min(rate,
  *          after the last cut                        sending); target =
- *                                                    rate; rate *= 1 -
+ *                                                    rate if it rose since
+ *                                                    the last cut (below);
+ *                                                    rate *= 1 -
  *                                                    alpha/2 (no lower
  *                                                    than min_dec_fac % of
  *                                                    it, or min_rate);
@@ -53,6 +55,20 @@
  * times hai_rate (hyper increase); otherwise by ai_rate (additive); then
  * rate = (rate + target) / 2. Alpha decays by dce_tcp_g/1024 every
  * dce_tcp_rtt that passes without a CNP.
+ *
+ * The target, as mlx5 keeps it by default (rp_clamp_tgt_rate 0,
+ * rp_clamp_tgt_rate_after_time_inc 1): a cut makes the rate before it
+ * the target only if the rate rose since the last cut. A run of cuts
+ * with no increase between them answers one congestion, whose news
+ * keeps coming for a round trip and the time the queue takes to
+ * drain; the rate then recovers towards where it was before the run,
+ * not before the run's last cut. With rp_clamp_tgt_rate 1 every cut
+ * sets the target, as the DCQCN paper does.
+ *
+ * Pacing sends in bursts of pace_burst bytes (sroce_dcqcn_delay()): a
+ * burst leaves as one GSO skb and costs one timer, where packet by
+ * packet each costs a skb's way through the stack and a timer of its
+ * own; the average rate is the same.
  *
  * Only a rate that holds the QP back grows: a QP whose window, peer or
  * application sends less than its rate would otherwise climb to rates
@@ -101,6 +117,9 @@ struct sroce_dcqcn_params {
 	u32 dce_tcp_rtt_us;	/* rp_dce_tcp_rtt: alpha's period */
 	u32 monitor_us;		/* rp_rate_reduce_monitor_period */
 	u32 initial_alpha;	/* rp_initial_alpha_value, /1024 */
+	u32 pace_burst;		/* rp_pace_burst: bytes sent at once */
+	bool clamp_tgt_rate;	/* rp_clamp_tgt_rate */
+	bool clamp_tgt_rate_ati; /* rp_clamp_tgt_rate_after_time_inc */
 };
 
 struct sroce_dcqcn {
@@ -117,6 +136,8 @@ struct sroce_dcqcn {
 	u64 step_at;		/* ns: the last timer stage */
 	u64 cut_at;		/* ns: the last cut */
 	u64 next_tx;		/* ns: the next packet may leave then */
+	bool bursting;		/* sending a burst (sroce_dcqcn_delay()) */
+	bool raised;		/* an increase since the last cut */
 	/* The measurement window and the last rate it gave. */
 	u64 win_start;
 	u64 win_bytes;
@@ -141,8 +162,11 @@ void sroce_dcqcn_sent(struct sroce_dcqcn *d,
 		      const struct sroce_dcqcn_params *p, u64 now, u32 bytes);
 /*
  * 0 if a packet may leave at @now, else the ns to wait (the rate held
- * the QP back).
+ * the QP back). A paced QP sends in bursts of pace_burst bytes: once
+ * held back, it waits until its rate allows that many, then sends while
+ * the rate allows.
  */
-u64 sroce_dcqcn_delay(struct sroce_dcqcn *d, u64 now);
+u64 sroce_dcqcn_delay(struct sroce_dcqcn *d,
+		      const struct sroce_dcqcn_params *p, u64 now);
 
 #endif /* _SROCE_DCQCN_H */

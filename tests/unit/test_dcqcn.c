@@ -24,6 +24,9 @@ static const struct sroce_dcqcn_params params = {
 	.dce_tcp_rtt_us = 100,
 	.monitor_us = 200,
 	.initial_alpha = 1023,
+	.pace_burst = 0,		/* packet by packet */
+	.clamp_tgt_rate = false,	/* mlx5's defaults */
+	.clamp_tgt_rate_ati = true,
 };
 
 enum ev {
@@ -268,7 +271,7 @@ static void recovers_to_free(void)
 	}
 	CHECK(!d.paced);
 	CHECK_EQ(d.rate, 1000 * MBIT);
-	CHECK_EQ(sroce_dcqcn_delay(&d, t), 0);
+	CHECK_EQ(sroce_dcqcn_delay(&d, &params, t), 0);
 }
 
 /* A rate that holds nothing back neither grows nor stays for ever. */
@@ -324,10 +327,10 @@ static void pacing_follows_rate(void)
 	sroce_dcqcn_reset(&d);
 	sroce_dcqcn_cnp(&d, &p, t);
 	CHECK(d.rate >= 1000000 && d.rate <= 1001000);
-	CHECK_EQ(sroce_dcqcn_delay(&d, t), 0);
+	CHECK_EQ(sroce_dcqcn_delay(&d, &p, t), 0);
 	/* 1024-byte packets as fast as allowed for 100 ms. */
 	while (t < 105 * MS) {
-		u64 wait = sroce_dcqcn_delay(&d, t);
+		u64 wait = sroce_dcqcn_delay(&d, &p, t);
 
 		if (wait) {
 			t += wait;
@@ -340,7 +343,7 @@ static void pacing_follows_rate(void)
 	CHECK(sent >= 97 && sent <= 97 + 17);
 	/* Once the slack is used up, every packet waits for the last. */
 	sroce_dcqcn_sent(&d, &p, t, 1024);
-	CHECK(sroce_dcqcn_delay(&d, t) >= 1000 * US);
+	CHECK(sroce_dcqcn_delay(&d, &p, t) >= 1000 * US);
 }
 
 /* An unpaced QP is never delayed and counts nothing but its rate. */
@@ -351,9 +354,99 @@ static void free_never_waits(void)
 	sroce_dcqcn_reset(&d);
 	sroce_dcqcn_sent(&d, &params, 1 * MS, 1000000);
 	CHECK(!d.paced);
-	CHECK_EQ(sroce_dcqcn_delay(&d, 1 * MS), 0);
+	CHECK_EQ(sroce_dcqcn_delay(&d, &params, 1 * MS), 0);
 	sroce_dcqcn_advance(&d, &params, 10 * MS);
 	CHECK(!d.paced);
+}
+
+/*
+ * Bursts: held back, a paced QP waits until its rate allows pace_burst
+ * bytes, then sends them back to back; the average rate is the same.
+ */
+static void pacing_in_bursts(void)
+{
+	struct sroce_dcqcn_params p = params;
+	struct sroce_dcqcn d;
+	unsigned long long t = 5 * MS, burst_start = 0;
+	int sent = 0, bursts = 0, in_burst = 0, short_bursts = 0;
+
+	p.min_dec_fac = 1;
+	p.max_rate = 16;	/* cut to 8 Mbit/s: 1 MB/s, 1 byte a us */
+	p.time_reset_us = 0;
+	p.byte_reset = 0;
+	p.pace_burst = 4096;
+	sroce_dcqcn_reset(&d);
+	sroce_dcqcn_cnp(&d, &p, t);
+	while (t < 105 * MS) {
+		u64 wait = sroce_dcqcn_delay(&d, &p, t);
+
+		if (wait) {
+			/* Never woken for less than a burst's worth. */
+			if (in_burst && wait < 4096 * US - 1024 * US)
+				UNIT_FAIL("woken %llu ns after a burst",
+					  (unsigned long long)wait);
+			/* After the slack's first run, 4 packets or more. */
+			if (bursts > 1 && in_burst && in_burst < 4)
+				short_bursts++;
+			in_burst = 0;
+			t += wait;
+			continue;
+		}
+		if (!in_burst++) {
+			bursts++;
+			burst_start = t;
+		}
+		CHECK_EQ(t, burst_start);	/* back to back */
+		sroce_dcqcn_sent(&d, &p, t, 1024);
+		sent++;
+	}
+	/*
+	 * The rate of packet by packet: ~97.6 and the slack, less the
+	 * burst the end of the run may find the QP waiting for.
+	 */
+	CHECK(sent >= 97 - 4 && sent <= 97 + 17);
+	CHECK(bursts >= 17 && bursts <= 22);
+	CHECK_EQ(short_bursts, 0);
+}
+
+/*
+ * The target: kept through a run of cuts without an increase, the rate
+ * before the cut after one (mlx5's default); every cut's with
+ * clamp_tgt_rate.
+ */
+static void target_kept_through_a_run_of_cuts(void)
+{
+	struct sroce_dcqcn_params p = params;
+	struct sroce_dcqcn d;
+
+	sroce_dcqcn_reset(&d);
+	sroce_dcqcn_cnp(&d, &p, 5 * MS);
+	CHECK_EQ(d.target, 1000 * MBIT);
+	sroce_dcqcn_cnp(&d, &p, 5 * MS + 300 * US);
+	CHECK_EQ(d.target, 1000 * MBIT);
+	CHECK(d.rate < 300 * MBIT);
+	/* A timer stage that raises the rate, then a cut: its new target. */
+	d.limited = true;
+	sroce_dcqcn_advance(&d, &p, 5 * MS + 1300 * US);
+	CHECK(d.rate > 600 * MBIT);
+	sroce_dcqcn_cnp(&d, &p, 5 * MS + 1400 * US);
+	CHECK(d.target > 600 * MBIT && d.target < 700 * MBIT);
+
+	/* A timer increase does not count with after_time_inc 0. */
+	p.clamp_tgt_rate_ati = false;
+	sroce_dcqcn_reset(&d);
+	sroce_dcqcn_cnp(&d, &p, 5 * MS);
+	d.limited = true;
+	sroce_dcqcn_advance(&d, &p, 6 * MS);
+	sroce_dcqcn_cnp(&d, &p, 6 * MS + 100 * US);
+	CHECK_EQ(d.target, 1000 * MBIT);
+
+	/* clamp_tgt_rate: every cut. */
+	p.clamp_tgt_rate = true;
+	sroce_dcqcn_reset(&d);
+	sroce_dcqcn_cnp(&d, &p, 5 * MS);
+	sroce_dcqcn_cnp(&d, &p, 5 * MS + 300 * US);
+	CHECK(d.target >= 500 * MBIT && d.target <= 501 * MBIT);
 }
 
 UNIT_MAIN(UNIT_CASE(first_cnp_halves_the_measured_rate),
@@ -367,4 +460,6 @@ UNIT_MAIN(UNIT_CASE(first_cnp_halves_the_measured_rate),
 	  UNIT_CASE(unlimited_goes_free),
 	  UNIT_CASE(alpha_decays_and_rises),
 	  UNIT_CASE(pacing_follows_rate),
-	  UNIT_CASE(free_never_waits))
+	  UNIT_CASE(free_never_waits),
+	  UNIT_CASE(pacing_in_bursts),
+	  UNIT_CASE(target_kept_through_a_run_of_cuts))

@@ -82,6 +82,12 @@ SROCE_RP_PARAM(dce_tcp_rtt, 100, "Alpha's period, us");
 SROCE_RP_PARAM(rate_reduce_monitor_period, 250,
 	       "Least time between two rate cuts, us");
 SROCE_RP_PARAM(initial_alpha_value, 1023, "Alpha on the first CNP, /1024");
+SROCE_RP_PARAM(pace_burst, 8192,
+	       "Bytes a paced QP sends at once, at most 8192 (sroce's own: one GSO burst and one timer per burst, not per packet)");
+SROCE_RP_PARAM(clamp_tgt_rate, 0,
+	       "1: every cut makes the rate before it the target; 0: only a cut after an increase");
+SROCE_RP_PARAM(clamp_tgt_rate_after_time_inc, 1,
+	       "With clamp_tgt_rate 0: a timer increase counts as an increase, not only a byte one");
 
 /* rp_max_rate 0: no ceiling below what a 100 Gbit/s port moves. */
 #define SROCE_CC_CEILING_MBIT	100000u
@@ -109,6 +115,9 @@ static void sroce_cc_params(struct sroce_dcqcn_params *p)
 	p->monitor_us = READ_ONCE(rp_rate_reduce_monitor_period);
 	p->initial_alpha = min(READ_ONCE(rp_initial_alpha_value),
 			       SROCE_DCQCN_ALPHA_ONE);
+	p->pace_burst = READ_ONCE(rp_pace_burst);
+	p->clamp_tgt_rate = READ_ONCE(rp_clamp_tgt_rate);
+	p->clamp_tgt_rate_ati = READ_ONCE(rp_clamp_tgt_rate_after_time_inc);
 }
 
 static enum hrtimer_restart sroce_cc_pace_fn(struct hrtimer *t)
@@ -249,7 +258,7 @@ bool sroce_cc_may_send(struct sroce_qp *qp)
 		sroce_dcqcn_reset(d);
 		return true;
 	}
-	wait = sroce_dcqcn_delay(d, now);
+	wait = sroce_dcqcn_delay(d, &p, now);
 	if (!wait)
 		return true;
 	sroce_count(to_sroce_dev(qp->ib_qp.device), SROCE_CNT_RP_PACING_WAITS);

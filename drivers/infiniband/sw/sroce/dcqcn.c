@@ -66,9 +66,13 @@ static u64 sroce_dcqcn_sending(const struct sroce_dcqcn *d, u64 now)
 	return d->win_bytes * SROCE_DCQCN_NSEC / span;
 }
 
-/* One increase step (the transition table's "increase"). */
+/*
+ * One increase step (the transition table's "increase"), of the timer
+ * (@by_timer) or of the byte counter.
+ */
 static void sroce_dcqcn_increase(struct sroce_dcqcn *d,
-				 const struct sroce_dcqcn_params *p)
+				 const struct sroce_dcqcn_params *p,
+				 bool by_timer)
 {
 	u32 lo = d->timer_stage < d->byte_stage ? d->timer_stage :
 						  d->byte_stage;
@@ -87,6 +91,8 @@ static void sroce_dcqcn_increase(struct sroce_dcqcn *d,
 		d->target = max;
 	d->rate = (d->rate + d->target + 1) / 2;
 	d->limited = false;
+	if (!by_timer || p->clamp_tgt_rate_ati)
+		d->raised = true;
 	/* Back at the ceiling: the QP no longer needs pacing. */
 	if (d->rate >= max)
 		sroce_dcqcn_free(d);
@@ -110,7 +116,7 @@ static void sroce_dcqcn_timer_stage(struct sroce_dcqcn *d,
 	}
 	d->unlimited_stages = 0;
 	d->timer_stage++;
-	sroce_dcqcn_increase(d, p);
+	sroce_dcqcn_increase(d, p, true);
 }
 
 void sroce_dcqcn_advance(struct sroce_dcqcn *d,
@@ -152,6 +158,7 @@ enum sroce_dcqcn_cnp sroce_dcqcn_cnp(struct sroce_dcqcn *d,
 	sending = sroce_dcqcn_sending(d, now);
 	if (!d->paced) {
 		d->paced = true;
+		d->raised = true;
 		d->rate = sroce_dcqcn_max(p);
 		d->alpha = p->initial_alpha;
 		d->next_tx = now;
@@ -162,7 +169,9 @@ enum sroce_dcqcn_cnp sroce_dcqcn_cnp(struct sroce_dcqcn *d,
 	/* A rate above what the QP sends would not slow it down at all. */
 	if (sending && sending < d->rate)
 		d->rate = sending;
-	d->target = d->rate;
+	if (d->raised || p->clamp_tgt_rate)
+		d->target = d->rate;
+	d->raised = false;
 	cut = d->rate - d->rate * d->alpha / (2 * SROCE_DCQCN_ALPHA_ONE);
 	floor = d->rate * p->min_dec_fac / 100;
 	if (cut < floor)
@@ -201,7 +210,7 @@ void sroce_dcqcn_sent(struct sroce_dcqcn *d,
 	while (p->byte_reset && d->bytes >= p->byte_reset && d->paced) {
 		d->bytes -= p->byte_reset;
 		d->byte_stage++;
-		sroce_dcqcn_increase(d, p);
+		sroce_dcqcn_increase(d, p, false);
 	}
 	if (!d->paced)
 		return;
@@ -211,10 +220,25 @@ void sroce_dcqcn_sent(struct sroce_dcqcn *d,
 	d->next_tx += bytes * SROCE_DCQCN_NSEC / d->rate;
 }
 
-u64 sroce_dcqcn_delay(struct sroce_dcqcn *d, u64 now)
+u64 sroce_dcqcn_delay(struct sroce_dcqcn *d,
+		       const struct sroce_dcqcn_params *p, u64 now)
 {
-	if (!d->paced || (s64)(d->next_tx - now) <= 0)
+	u32 burst = p->pace_burst < SROCE_DCQCN_BURST_BYTES / 2 ?
+		    p->pace_burst : SROCE_DCQCN_BURST_BYTES / 2;
+	u64 start;
+
+	if (!d->paced)
 		return 0;
+	/* Within a burst: on while the rate allows. */
+	if (d->bursting && (s64)(d->next_tx - now) <= 0)
+		return 0;
+	/* A new burst: once the rate allows @burst bytes. */
+	start = d->next_tx + burst * SROCE_DCQCN_NSEC / d->rate;
+	if ((s64)(start - now) <= 0) {
+		d->bursting = true;
+		return 0;
+	}
+	d->bursting = false;
 	d->limited = true;
-	return d->next_tx - now;
+	return start - now;
 }
