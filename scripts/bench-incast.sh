@@ -5,15 +5,20 @@
 # (not part of `make check`: benchmarks are not tests). Congestion
 # control in the incast of guest/cc-incast (tests/guest/lib-incast.sh):
 # three senders into one sroce receiver through a 40 Mbit/s HTB
-# bottleneck under RED that marks ECN-capable packets CE, RC SENDs of
+# bottleneck that marks ECN-capable packets CE once they waited 2 ms
+# (codel's ce_threshold; lib-incast.sh's MARKING), RC SENDs of
 # 64 KiB, every byte checked, a 64-byte RDMA WRITE probe every 2 ms
 # through the same queue. In one guest boot, BENCH_INCAST_ROUNDS rounds
 # (default 3) of, in this order:
 #
 #   cc-off   sroce senders, cnp=0 dcqcn=0: nobody slows down
+#   1pkt     the same with gso_tx=0: every packet its own skb; what this
+#            rig's bottleneck path (veth, bridge, HTB, all emulated)
+#            passes at most for such traffic, and why paced QPs send in
+#            bursts (rp_pace_burst; docs/2026-12-06-cc-ceiling.md)
 #   cc-on    sroce senders, CNPs and DCQCN on
 #   rxe      rdma_rxe senders (rxe1..3 in the initial namespace; rdma_rxe
-#            sends no ECN-capable packets, so RED drops where it would
+#            sends no ECN-capable packets, so codel drops where it would
 #            mark, and it has no congestion control)
 #
 # each measured for INCAST_SECS seconds (default 6) after a second of
@@ -68,12 +73,15 @@ in_guest() {
 	: >"$FIGURES"
 	incast_setup
 	incast_rxe_senders
-	bottleneck "${RED[@]}"
+	bottleneck "${MARKING[@]}"
 	sroce_sg=("${SG[@]}")
 	for ((r = 1; r <= ROUNDS; r++)); do
 		FIGURES_ROUND=$r
 		SENDER_IMPL=sroce SENDER_DEVS=(sroce1 sroce2 sroce3) SG=("${sroce_sg[@]}")
 		bench_run cc-off-$r 0 0
+		echo 0 >$P/gso_tx
+		bench_run 1pkt-$r 0 0
+		echo 1 >$P/gso_tx
 		bench_run cc-on-$r 1 1
 		SENDER_IMPL=rxe SENDER_DEVS=(rxe1 rxe2 rxe3) SG=("${RXE_SG[@]}")
 		bench_run rxe-$r 0 0
@@ -96,26 +104,27 @@ mkdir -p "$dir"
 # runs (the pattern matches none).
 "$REPO/scripts/run-guest-tests.sh" '^$' >"$dir/build.log" 2>&1 ||
 	{ cat "$dir/build.log"; exit 1; }
-echo "bench-incast: $ROUNDS rounds of CC off, CC on and rxe senders, ${SECS} s each, one guest"
+echo "bench-incast: $ROUNDS rounds of CC off (GSO on, then off), CC on and rxe senders, ${SECS} s each, one guest"
 rc=0
-"$REPO/scripts/guest/run-guest" -t $((ROUNDS * 3 * (SECS + 60) + 400)) -r "$dir" \
+"$REPO/scripts/guest/run-guest" -t $((ROUNDS * 4 * (SECS + 60) + 400)) -r "$dir" \
 	-n sroce-incast --env "BENCH_INCAST_ROUNDS=$ROUNDS" --env "INCAST_SECS=$SECS" \
 	-- bash "$REPO/scripts/bench-incast.sh" --in-guest >"$dir/run.log" 2>&1 || rc=$?
 fig=$dir/figures.tsv
 # The run names carry their round for the logs; the table wants one name.
-[[ -s $fig ]] && sed -i 's/^\([a-z-]*\)-[0-9]*\t/\1\t/' "$fig"
+[[ -s $fig ]] && sed -i 's/^\([a-z0-9-]*\)-[0-9]*\t/\1\t/' "$fig"
 
 echo
-echo "==== incast: 3 senders -> 1 receiver, 40 Mbit/s bottleneck, RED with ECN; median (range) of $ROUNDS rounds"
+echo "==== incast: 3 senders -> 1 receiver, 40 Mbit/s bottleneck marking CE at 2 ms; median (range) of $ROUNDS rounds"
 if [[ -s $fig ]]; then
 	awk -F'\t' -v metrics="${METRICS[*]}" "$FIGURES_AWK"'
 	END {
 		n = split(metrics, m, " ")
 		split("goodput, % of the bottleneck|bottleneck busy, % of time|Jain index of the senders|probe median, ms|probe p99, ms|packets lost|senders\x27 resends|  of them tail probes", label, "|")
-		fmt = "%-28s %18s %18s %18s %18s %18s\n"
-		printf fmt, "", "CC off", "CC on", "rxe senders", "CC on/off", "CC on/rxe"
+		fmt = "%-28s %18s %18s %18s %18s %18s %18s\n"
+		printf fmt, "", "CC off", "CC off, 1 pkt/skb", "CC on", "rxe senders", "CC on/off", "CC on/rxe"
 		for (i = 1; i <= n; i++)
 			printf fmt, label[i], cell("cc-off", "incast", m[i]),
+				cell("1pkt", "incast", m[i]),
 				cell("cc-on", "incast", m[i]), cell("rxe", "incast", m[i]),
 				ratiok(key("cc-on", "incast", m[i]), key("cc-off", "incast", m[i]), lat(m[i])),
 				ratiok(key("cc-on", "incast", m[i]), key("rxe", "incast", m[i]), lat(m[i]))
@@ -123,6 +132,8 @@ if [[ -s $fig ]]; then
 	echo
 	echo "Ratios within each round, above 1 where CC on is better. Resends: sroce's"
 	echo "timeouts, sequence NAKs and tail probes; rxe's completer retries."
+	echo "CC off, 1 pkt/skb: gso_tx=0, what this emulated bottleneck path passes"
+	echo "when each packet is its own skb (why paced QPs send in bursts)."
 	print_failures "$fig"
 	grep -q 'FAILED' "$fig" && rc=1
 else

@@ -2,17 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Congestion control (cc.c) in an incast (lib-incast.sh): three sroce
-# senders into one sroce receiver through a 40 Mbit/s bottleneck, under
-# RED that marks ECN-capable packets CE or, for the drop-tail runs, a
-# plain byte FIFO; every byte checked, a write probe timing the queue.
+# senders into one sroce receiver through a 40 Mbit/s bottleneck that
+# marks ECN-capable packets CE once they waited 2 ms (MARKING) or, for
+# the drop-tail runs, a plain byte FIFO; every byte checked, a write
+# probe timing the queue.
 #
-#  (a) RED marking, CC off (cnp=0 dcqcn=0): the senders never slow down;
-#      the queue fills and RED drops beyond its limit.
-#  (b) RED marking, CC on: the receiver sends CNPs, the senders' DCQCN
-#      rates follow (rdma resource show qp -dd shows them); fewer packets
-#      lost and fewer retransmissions than (a), a shorter queue (the
-#      probe's median), fair shares (Jain >= 0.9) and the
-#      bottleneck kept busy (55% at least; the issue asks for 90%).
+#  (a) marking, CC off (cnp=0 dcqcn=0): the senders never slow down;
+#      the queue fills up to its limit.
+#  (b) marking, CC on: the receiver sends CNPs, the senders' DCQCN rates
+#      follow (rdma resource show qp -dd shows them); no more drops and
+#      fewer retransmissions than (a), a shorter queue (the probe's
+#      median), fair shares (Jain >= 0.9) and goodput of 80% of the
+#      bottleneck at least (the issue's 90% is `make bench-incast`'s
+#      figure: a test must not fail on one slow run).
 #  (c) drop-tail, CC on and (d) off: nothing is marked, so no CNP is sent
 #      or handled, and CC makes nothing worse.
 #  (e) teardown while paced: the process killed, then a sender's netdev
@@ -37,32 +39,35 @@ echo 1 >$T/events/sroce/sroce_cc_rate/enable
 # incast NAME CNP DCQCN: run_incast, which must succeed.
 incast() { run_incast "$@" || fail "$INCAST_ERROR"; }
 
-log "(a) RED marking at $RATE Mbit/s, CC off"
-bottleneck "${RED[@]}"
-incast red-cc-off 0 0
+log "(a) marking at $RATE Mbit/s, CC off"
+bottleneck "${MARKING[@]}"
+incast mark-cc-off 0 0
 A_TOTAL=$TOTAL A_P99=$P99 A_MEDIAN=$MEDIAN A_LOST=$LOST A_RESENDS=$RESENDS A_JAIN=$JAIN
+A_DROPS=$DROPS
 assert_eq "$HANDLED" 0 "CNPs handled with CC off"
 assert_eq "$PACED" 0 "QPs with a rate with CC off"
-((MARKS > 0)) || fail "(a): RED marked nothing: no congestion to control"
+((MARKS > 0)) || fail "(a): the bottleneck marked nothing: no congestion to control"
 
-log "(b) RED marking, CC on"
-incast red-cc-on 1 1
-log "(a) -> (b): total $A_TOTAL -> $TOTAL kB/s, jain $A_JAIN -> $JAIN /1000, probe median $A_MEDIAN -> $MEDIAN us, p99 $A_P99 -> $P99 us, packets lost $A_LOST -> $LOST, resends $A_RESENDS -> $RESENDS"
-((CNPS > 0)) || fail "(b): sroce0 sent no CNP while RED marked $MARKS packets"
+log "(b) marking, CC on"
+incast mark-cc-on 1 1
+log "(a) -> (b): total $A_TOTAL -> $TOTAL kB/s, jain $A_JAIN -> $JAIN /1000, probe median $A_MEDIAN -> $MEDIAN us, p99 $A_P99 -> $P99 us, drops $A_DROPS -> $DROPS (packets lost $A_LOST -> $LOST), resends $A_RESENDS -> $RESENDS"
+((CNPS > 0)) || fail "(b): sroce0 sent no CNP while the bottleneck marked $MARKS skbs"
 ((HANDLED > 0)) || fail "(b): the senders handled no CNP"
 ((PACED > 0)) || fail "(b): no sender QP shows a rate in rdma resource show qp -dd"
 ((JAIN >= 900)) || fail "(b): Jain's index $JAIN/1000 < 0.9"
-((LOST < A_LOST)) || fail "(b): $LOST packets lost, not fewer than $A_LOST with CC off"
+# Drops: codel marks what it would drop, so both may drop nothing. The
+# packets the senders sent and sroce0 did not count (LOST) are reported
+# only: the counters are read a process each, seconds apart, and their
+# skew is of the same size.
+((DROPS <= A_DROPS)) || fail "(b): $DROPS skbs dropped, more than $A_DROPS with CC off"
 ((RESENDS < A_RESENDS)) || fail "(b): $RESENDS resends, not fewer than $A_RESENDS with CC off"
 # The queue: its typical delay at least four times shorter. Its peaks
-# (p99) reach RED's limit with CC on too, only rarely: reported, not
-# compared.
+# (p99) are reported, not compared.
 ((MEDIAN * 4 < A_MEDIAN)) ||
 	fail "(b): probe median $MEDIAN us, not a quarter of $A_MEDIAN us with CC off"
-# The issue's target is 90%; measured here 68-81% (see README). Under
-# 55% the rates collapsed.
-((TOTAL * 100 >= 55 * CAPACITY)) ||
-	fail "(b): total $TOTAL kB/s, under 55% of the bottleneck's $CAPACITY"
+# bench-incast measured 88-93%; under 80% something regressed.
+((TOTAL * 100 >= 80 * CAPACITY)) ||
+	fail "(b): total $TOTAL kB/s, under 80% of the bottleneck's $CAPACITY"
 
 log "(c) drop-tail, CC on"
 bottleneck "${FIFO[@]}"
@@ -81,7 +86,7 @@ for d in sroce0 "${SENDER_DEVS[@]}"; do
 	assert_eq "$(port_counter $d rx_bad_icrc)" 0 "$d bad ICRC"
 done
 
-# start_paced: an incast under RED with CC on that runs until killed;
+# start_paced: an incast under marking with CC on that runs until killed;
 # returns once its senders are being paced (their pacing waits rise
 # within a tenth of a second, so pacing timers are armed), with PID set.
 start_paced() {
@@ -108,7 +113,7 @@ no_rc_qp() { ! rdma resource show qp link "$1/1" | grep -q 'type RC'; }
 # process dies or the netdev under its device goes. The harness's kernel
 # log check catches a timer that outlived its QP.
 log "(e) teardown of paced QPs: process killed, then a sender's netdev removed"
-bottleneck "${RED[@]}"
+bottleneck "${MARKING[@]}"
 echo 1 >$P/cnp
 echo 1 >$P/dcqcn
 start_paced

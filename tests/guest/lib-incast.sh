@@ -6,7 +6,7 @@
 # each in a network namespace of its own (s1, s2, s3), stream RC SENDs to
 # one receiver, sroce0 in namespace rx, through a bridge (namespace sw)
 # whose egress towards the receiver is the bottleneck: an HTB class of
-# RATE Mbit/s whose leaf qdisc is RED marking ECN-capable packets CE, or
+# RATE Mbit/s whose leaf qdisc marks ECN-capable packets CE (MARKING), or
 # a plain byte FIFO (bottleneck). tests/guest/progs/incast checks every
 # byte, prints each sender's goodput and Jain's fairness index, and times
 # a 64-byte RDMA WRITE probe every 2 ms through the same queue.
@@ -21,9 +21,14 @@ RATE=40			# Mbit/s at the bottleneck
 CAPACITY=$((RATE * 125 * 1024 / 1082))
 SECS=${INCAST_SECS:-6}	# measured seconds per run
 SENDERS=(s1 s2 s3)
-# RED on a short average (burst 14, the least these thresholds allow).
-RED=(red limit 150000 min 15000 max 45000 avpkt 1100 burst 14
-     probability 0.1 bandwidth "${RATE}mbit" ecn)
+# Marking as a DCQCN switch marks, on the queue as it is, not on an
+# average: codel marks every ECN-capable packet that waited 2 ms or more
+# CE (ce_threshold; its own control law marks too, with ecn). It decides
+# per skb by the time it waited, not by a probability per skb as RED
+# does, so that a paced sender's burst (one GSO skb) is marked as its
+# packets would be (docs/2026-12-06-cc-ceiling.md). Packets that are not
+# ECN-capable (rdma_rxe's) are dropped by the control law instead.
+MARKING=(codel limit 150 target 5ms interval 100ms ecn ce_threshold 2ms)
 FIFO=(bfifo limit 150000)
 P=/sys/module/sroce/parameters
 
@@ -35,12 +40,18 @@ bottleneck() {
 		fail "tc qdisc $* on p-rx"
 }
 
-# qdisc_stat FIELD: the leaf qdisc's "dropped" or "marked" count so far.
+# qdisc_stat FIELD: the leaf qdisc's "dropped" or "marked" count so far
+# (codel's marked: its ce_mark and ecn_mark; a FIFO marks nothing).
 qdisc_stat() {
 	ip netns exec sw tc -s qdisc show dev p-rx |
-		awk -v f="$1" '/^qdisc (red|bfifo) 10:/ { on = 1 } on {
-			for (i = 1; i <= NF; i++) if ($i == f || $i == "(" f) {
-				v = $(i + 1); gsub(/[^0-9]/, "", v); print v; exit } }'
+		awk -v f="$1" '/^qdisc / { on = $3 == "10:" } on {
+			for (i = 1; i <= NF; i++) {
+				if ($i == f || $i == "(" f ||
+				    (f == "marked" && ($i == "ce_mark" || $i == "ecn_mark"))) {
+					v = $(i + 1); gsub(/[^0-9]/, "", v); n += v; seen = 1
+				}
+			} }
+			END { print (seen ? n : 0) }'
 }
 
 # link_sent: bytes the bottleneck's HTB class has sent so far.
