@@ -85,7 +85,7 @@ SROCE_RP_PARAM(initial_alpha_value, 1023, "Alpha on the first CNP, /1024");
 SROCE_RP_PARAM(pace_burst, 8192,
 	       "Bytes a paced QP sends at once, at most 8192 (sroce's own: one GSO burst and one timer per burst, not per packet)");
 SROCE_RP_PARAM(clamp_tgt_rate, 0,
-	       "1: every cut makes the rate before it the target; 0: only a cut after an increase");
+	       "Whether every cut makes the rate before it the target (1), or only a cut after an increase (0)");
 SROCE_RP_PARAM(clamp_tgt_rate_after_time_inc, 1,
 	       "With clamp_tgt_rate 0: a timer increase counts as an increase, not only a byte one");
 
