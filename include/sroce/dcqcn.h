@@ -95,6 +95,8 @@
  * late wake-up would be lost rate.
  */
 #define SROCE_DCQCN_BURST_BYTES	16384u
+/* A pacing burst leaves half the slack for late wake-ups. */
+#define SROCE_DCQCN_MAX_PACE_BURST	(SROCE_DCQCN_BURST_BYTES / 2)
 /* Timer stages without being held back, after which pacing ends. */
 #define SROCE_DCQCN_FREE_STAGES	64u
 /* Periods caught up with in one call at most (a long idle time). */
@@ -117,7 +119,8 @@ struct sroce_dcqcn_params {
 	u32 dce_tcp_rtt_us;	/* rp_dce_tcp_rtt: alpha's period */
 	u32 monitor_us;		/* rp_rate_reduce_monitor_period */
 	u32 initial_alpha;	/* rp_initial_alpha_value, /1024 */
-	u32 pace_burst;		/* rp_pace_burst: bytes sent at once */
+	u32 pace_burst;		/* rp_pace_burst: bytes sent at once, */
+				/* SROCE_DCQCN_MAX_PACE_BURST at most */
 	bool clamp_tgt_rate;	/* rp_clamp_tgt_rate */
 	bool clamp_tgt_rate_ati; /* rp_clamp_tgt_rate_after_time_inc */
 };

@@ -115,7 +115,8 @@ static void sroce_cc_params(struct sroce_dcqcn_params *p)
 	p->monitor_us = READ_ONCE(rp_rate_reduce_monitor_period);
 	p->initial_alpha = min(READ_ONCE(rp_initial_alpha_value),
 			       SROCE_DCQCN_ALPHA_ONE);
-	p->pace_burst = READ_ONCE(rp_pace_burst);
+	p->pace_burst = min(READ_ONCE(rp_pace_burst),
+			    SROCE_DCQCN_MAX_PACE_BURST);
 	p->clamp_tgt_rate = READ_ONCE(rp_clamp_tgt_rate);
 	p->clamp_tgt_rate_ati = READ_ONCE(rp_clamp_tgt_rate_after_time_inc);
 }

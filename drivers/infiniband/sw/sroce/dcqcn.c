@@ -223,8 +223,6 @@ void sroce_dcqcn_sent(struct sroce_dcqcn *d,
 u64 sroce_dcqcn_delay(struct sroce_dcqcn *d,
 		       const struct sroce_dcqcn_params *p, u64 now)
 {
-	u32 burst = p->pace_burst < SROCE_DCQCN_BURST_BYTES / 2 ?
-		    p->pace_burst : SROCE_DCQCN_BURST_BYTES / 2;
 	u64 start;
 
 	if (!d->paced)
@@ -233,7 +231,7 @@ u64 sroce_dcqcn_delay(struct sroce_dcqcn *d,
 	if (d->bursting && (s64)(d->next_tx - now) <= 0)
 		return 0;
 	/* A new burst: once the rate allows @burst bytes. */
-	start = d->next_tx + burst * SROCE_DCQCN_NSEC / d->rate;
+	start = d->next_tx + (u64)p->pace_burst * SROCE_DCQCN_NSEC / d->rate;
 	if ((s64)(start - now) <= 0) {
 		d->bursting = true;
 		return 0;
