@@ -312,21 +312,35 @@ static void alpha_decays_and_rises(void)
 	CHECK_EQ(d.alpha, 0);
 }
 
+/*
+ * The pacing tests' start: one CNP at @t cuts a fresh QP from 16 to
+ * 8 Mbit/s (1 MB/s, a byte a microsecond), and no increase follows.
+ */
+static void paced_at_one_byte_per_us(struct sroce_dcqcn *d,
+				     struct sroce_dcqcn_params *p,
+				     unsigned int pace_burst,
+				     unsigned long long t)
+{
+	*p = params;
+	p->min_dec_fac = 1;
+	p->max_rate = 16;
+	p->time_reset_us = 0;
+	p->byte_reset = 0;
+	p->pace_burst = pace_burst;
+	sroce_dcqcn_reset(d);
+	sroce_dcqcn_cnp(d, p, t);
+	CHECK(d->rate >= 1000000 && d->rate <= 1001000);
+}
+
 /* Pacing: packets leave at the rate, after a burst of slack. */
 static void pacing_follows_rate(void)
 {
-	struct sroce_dcqcn_params p = params;
+	struct sroce_dcqcn_params p;
 	struct sroce_dcqcn d;
 	unsigned long long t = 5 * MS;
 	int sent = 0;
 
-	p.min_dec_fac = 1;
-	p.max_rate = 16;	/* cut to 8 Mbit/s: 1 MB/s, 1 byte a us */
-	p.time_reset_us = 0;	/* no increase during the test */
-	p.byte_reset = 0;
-	sroce_dcqcn_reset(&d);
-	sroce_dcqcn_cnp(&d, &p, t);
-	CHECK(d.rate >= 1000000 && d.rate <= 1001000);
+	paced_at_one_byte_per_us(&d, &p, 0, t);
 	CHECK_EQ(sroce_dcqcn_delay(&d, &p, t), 0);
 	/* 1024-byte packets as fast as allowed for 100 ms. */
 	while (t < 105 * MS) {
@@ -365,18 +379,12 @@ static void free_never_waits(void)
  */
 static void pacing_in_bursts(void)
 {
-	struct sroce_dcqcn_params p = params;
+	struct sroce_dcqcn_params p;
 	struct sroce_dcqcn d;
 	unsigned long long t = 5 * MS, burst_start = 0;
 	int sent = 0, bursts = 0, in_burst = 0, short_bursts = 0;
 
-	p.min_dec_fac = 1;
-	p.max_rate = 16;	/* cut to 8 Mbit/s: 1 MB/s, 1 byte a us */
-	p.time_reset_us = 0;
-	p.byte_reset = 0;
-	p.pace_burst = 4096;
-	sroce_dcqcn_reset(&d);
-	sroce_dcqcn_cnp(&d, &p, t);
+	paced_at_one_byte_per_us(&d, &p, 4096, t);
 	while (t < 105 * MS) {
 		u64 wait = sroce_dcqcn_delay(&d, &p, t);
 
