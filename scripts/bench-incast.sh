@@ -96,14 +96,8 @@ fi
 
 [[ $ROUNDS =~ ^[1-9][0-9]*$ && $SECS =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "bench-incast: BENCH_INCAST_ROUNDS and INCAST_SECS must be positive numbers" >&2; exit 2; }
-"$REPO/scripts/install-deps.sh" >/dev/null
-dir=$REPO/build/bench-incast
-rm -rf "$dir"
-mkdir -p "$dir"
-# The module and the guest programs, built as the tests build them; no case
-# runs (the pattern matches none).
-"$REPO/scripts/run-guest-tests.sh" '^$' >"$dir/build.log" 2>&1 ||
-	{ cat "$dir/build.log"; exit 1; }
+. "$REPO/scripts/bench/prepare.sh"
+bench_prepare bench-incast
 echo "bench-incast: $ROUNDS rounds of CC off (GSO on, then off), CC on and rxe senders, ${SECS} s each, one guest"
 rc=0
 "$REPO/scripts/guest/run-guest" -t $((ROUNDS * 4 * (SECS + 60) + 400)) -r "$dir" \

@@ -57,14 +57,8 @@ if [[ ${1:-} == --in-guest ]]; then
 	exit
 fi
 
-"$REPO/scripts/install-deps.sh" >/dev/null
-dir=$REPO/build/bench-mpi
-rm -rf "$dir"
-mkdir -p "$dir"
-# The module and the guest programs, built as the tests build them; no case
-# runs (the pattern matches none).
-"$REPO/scripts/run-guest-tests.sh" '^$' >"$dir/build.log" 2>&1 ||
-	{ cat "$dir/build.log"; exit 1; }
+. "$REPO/scripts/bench/prepare.sh"
+bench_prepare bench-mpi
 echo "bench-mpi: $RUNS runs each of MPI over sroce (UCX) and over TCP, two guests"
 rc=0
 "$REPO/scripts/guest/run-guest-pair" -t $((RUNS * 120 + 300)) --wire unix \
