@@ -34,6 +34,8 @@ FAIL_REPORT=save_trace
 incast_setup
 [[ -e $T/trace ]] || mount -t tracefs nodev "$T" || fail "cannot mount tracefs"
 echo 8192 >$T/buffer_size_kb
+# The probe timelines' clock (lib-incast.sh's run_incast).
+echo mono >$T/trace_clock
 echo 1 >$T/events/sroce/sroce_cc_rate/enable
 
 # incast NAME CNP DCQCN: run_incast, which must succeed.
@@ -54,6 +56,10 @@ log "(a) -> (b): total $A_TOTAL -> $TOTAL kB/s, jain $A_JAIN -> $JAIN /1000, pro
 ((CNPS > 0)) || fail "(b): sroce0 sent no CNP while the bottleneck marked $MARKS skbs"
 ((HANDLED > 0)) || fail "(b): the senders handled no CNP"
 ((PACED > 0)) || fail "(b): no sender QP shows a rate in rdma resource show qp -dd"
+for why in cut increase; do
+	grep -Eq "sroce_cc_rate: sroce[1-3] qpn [0-9]+ $why: paced" $T/trace ||
+		fail "(b): the trace shows no $why of a sender's rate"
+done
 ((JAIN >= 900)) || fail "(b): Jain's index $JAIN/1000 < 0.9"
 # Drops: codel marks what it would drop, so both may drop nothing. The
 # packets the senders sent and sroce0 did not count (LOST) are reported

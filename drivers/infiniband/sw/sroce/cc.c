@@ -220,6 +220,13 @@ static void sroce_cc_trace(struct sroce_qp *qp, const char *why)
 			    d->rate, d->target, d->alpha, why);
 }
 
+/* After a call that may raise the rate from @was: trace the increase. */
+static void sroce_cc_trace_increase(struct sroce_qp *qp, u64 was)
+{
+	if (qp->cc.rp.paced && qp->cc.rp.rate != was)
+		sroce_cc_trace(qp, "increase");
+}
+
 void sroce_cc_cnp(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
@@ -243,13 +250,15 @@ bool sroce_cc_may_send(struct sroce_qp *qp)
 {
 	struct sroce_dcqcn *d = &qp->cc.rp;
 	struct sroce_dcqcn_params p;
-	u64 now, wait;
+	u64 now, wait, was;
 
 	if (likely(!d->paced))
 		return true;
 	now = ktime_get_ns();
 	sroce_cc_params(&p);
+	was = d->rate;
 	sroce_dcqcn_advance(d, &p, now);
+	sroce_cc_trace_increase(qp, was);
 	if (!d->paced) {
 		sroce_cc_trace(qp, "free");
 		return true;
@@ -305,6 +314,7 @@ void sroce_cc_sent(struct sroce_qp *qp, u32 len)
 {
 	struct sroce_dcqcn *d = &qp->cc.rp;
 	struct sroce_dcqcn_params p;
+	u64 was;
 
 	len += SROCE_CC_WIRE_OVERHEAD;
 	if (likely(!d->paced)) {
@@ -317,7 +327,9 @@ void sroce_cc_sent(struct sroce_qp *qp, u32 len)
 		return;
 	}
 	sroce_cc_params(&p);
+	was = d->rate;
 	sroce_dcqcn_sent(d, &p, ktime_get_ns(), len);
+	sroce_cc_trace_increase(qp, was);
 	if (!d->paced)
 		sroce_cc_trace(qp, "free");
 }

@@ -253,8 +253,9 @@ TRACE_EVENT(sroce_retry_exceeded,
 );
 
 /*
- * A QP's DCQCN rate changed (cc.c): cut by a CNP, or free again. Rates
- * in bytes/s, printed in kbit/s; alpha of 1024.
+ * A QP's DCQCN rate changed (cc.c): cut by a CNP, raised by an increase
+ * stage, or free again. Rates in bytes/s, printed in kbit/s; alpha of
+ * 1024.
  */
 TRACE_EVENT(sroce_cc_rate,
 	TP_PROTO(const struct ib_device *dev, u32 qpn, bool paced, u64 rate,
