@@ -129,7 +129,8 @@ wait_line() {
 # RESENDS (the senders', PROBES of them tail probes), CNPS (sent by
 # sroce0), HANDLED (CNPs the senders acted on) and BUSY (% of the time
 # the bottleneck was sending); PACED: sender QPs that had a DCQCN rate at
-# its start (rdma resource show qp -dd).
+# its start (rdma resource show qp -dd). The probe's delays over time
+# go to $RESULTS/incast-NAME-probe.txt (incast.c's INCAST_TIMELINE).
 run_incast() {
 	local name=$1 out=$RESULTS/incast-$1.txt pid rc=0 d
 	local d0 m0 r0 c0 h0 l0 b0 t0 p0
@@ -137,7 +138,8 @@ run_incast() {
 	echo "$3" >$P/dcqcn
 	sender_args
 	: >"$out"
-	run_timeout $((SECS + 90)) "$PROGS/incast" "$SECS" sroce0 "$RG" \
+	INCAST_TIMELINE=$RESULTS/incast-$name-probe.txt \
+		run_timeout $((SECS + 90)) "$PROGS/incast" "$SECS" sroce0 "$RG" \
 		"${ARGS[@]}" >"$out" 2>&1 &
 	pid=$!
 	wait_line "$out" measuring $pid

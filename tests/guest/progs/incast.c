@@ -15,7 +15,10 @@
  * ends (for counters sampled over the same time), then each sender's
  * goodput ("sender N: BYTES bytes RATE kB/s"), the total, Jain's
  * fairness index over the senders, and the probe's median and 99th
- * percentile. Exits 1 on a wrong byte or a failed completion.
+ * percentile. With INCAST_TIMELINE set, writes each probe's start
+ * (CLOCK_MONOTONIC ns, the clock of the trace's "mono" trace_clock) and
+ * its delay (us) to that file, a line each: the queue over time. Exits 1
+ * on a wrong byte or a failed completion.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -57,6 +60,7 @@ static struct ibv_cq *probe_cq;
 static uint8_t *probe_buf, *probe_rbuf;
 static struct ibv_mr *probe_mr, *probe_rmr;
 static double samples[MAX_SAMPLES];
+static uint64_t sample_at[MAX_SAMPLES];
 static int nsamples;
 
 static uint64_t now_ns(void)
@@ -184,12 +188,30 @@ static int poll_all(bool sending, bool measuring, bool *probe_out)
 		CHECK(wc[0].status == IBV_WC_SUCCESS, "probe: '%s'",
 		      ibv_wc_status_str(wc[0].status));
 		/* Timed now: a write may complete within the loop's turn. */
-		if (measuring && nsamples < MAX_SAMPLES)
+		if (measuring && nsamples < MAX_SAMPLES) {
+			sample_at[nsamples] = wc[0].wr_id;
 			samples[nsamples++] = (now_ns() - wc[0].wr_id) / 1000.0;
+		}
 		*probe_out = false;
 		done++;
 	}
 	return done;
+}
+
+/* The probes in the order they were sent, before they are sorted. */
+static void write_timeline(const char *path)
+{
+	FILE *f;
+	int i;
+
+	if (!path)
+		return;
+	f = fopen(path, "w");
+	CHECK(f, "%s: cannot create", path);
+	for (i = 0; i < nsamples; i++)
+		fprintf(f, "%llu %.0f\n", (unsigned long long)sample_at[i],
+			samples[i]);
+	CHECK(!fclose(f), "%s: write failed", path);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -327,6 +349,7 @@ int main(int argc, char **argv)
 	printf("total: %.0f kB/s\n", total / 1000);
 	printf("jain: %.3f\n", sumsq > 0 ? sum * sum / (n * sumsq) : 0);
 	CHECK(nsamples > 0, "probe: no sample");
+	write_timeline(getenv("INCAST_TIMELINE"));
 	qsort(samples, nsamples, sizeof(samples[0]), cmp_double);
 	printf("probe: %d samples, median %.0f us, p99 %.0f us\n", nsamples,
 	       samples[nsamples / 2], samples[nsamples * 99 / 100]);
