@@ -351,6 +351,26 @@ wire_done() {
 	log "ok"
 }
 
+# capture_start PCAP: RoCE v2 frames on eth0 (UDP port 4791), both ways,
+# into PCAP until capture_stop; sets pcap.
+capture_start() {
+	pcap=$1
+	tcpdump -i eth0 -s 0 -U -w "$pcap" udp port 4791 2>"$RESULTS/tcpdump.log" &
+	CAPTURE_PID=$!
+	# tcpdump says "listening on" once its socket is open.
+	for _ in $(seq 50); do
+		grep -q "listening on" "$RESULTS/tcpdump.log" && return
+		sleep 0.2
+	done
+	fail "tcpdump did not start: $(cat "$RESULTS/tcpdump.log")"
+}
+
+# capture_stop: the capture ends, written out.
+capture_stop() {
+	kill -INT "$CAPTURE_PID"
+	wait "$CAPTURE_PID" || true
+}
+
 # The bad wire: loss, reordering, duplication and delay on eth0.
 WIRE_NETEM=(loss 2% reorder 25% 50% duplicate 1% delay 1ms)
 WIRE_LOSSY=		# set between netem_start and netem_end

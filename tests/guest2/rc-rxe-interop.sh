@@ -77,22 +77,9 @@ rounds() {
 # and checksums with code of its own (zlib's CRC-32), and must fail on
 # the same capture with one bit flipped in each packet; tshark's
 # InfiniBand dissector must decode every one of them, none malformed.
-capture_start() {
-	pcap=/tmp/wire.pcap
-	tcpdump -i eth0 -s 0 -U -w "$pcap" udp port 4791 2>"$RESULTS/tcpdump.log" &
-	cap_pid=$!
-	# tcpdump says "listening on" once its socket is open.
-	for _ in $(seq 50); do
-		grep -q "listening on" "$RESULTS/tcpdump.log" && return
-		sleep 0.2
-	done
-	fail "tcpdump did not start: $(cat "$RESULTS/tcpdump.log")"
-}
-
 capture_check() {
 	local out n bad rc=0
-	kill -INT "$cap_pid"
-	wait "$cap_pid" || true
+	capture_stop
 	out=$(run_timeout 300 /usr/bin/python3 "$REPO/tests/tools/roce_pcap_check.py" "$pcap") || rc=$?
 	echo "$out" | tail -n 20 >"$RESULTS/pcap-check.txt"
 	log "capture: $(echo "$out" | tail -n 1)"
@@ -113,7 +100,7 @@ capture_check() {
 	rm -f "$pcap"
 }
 
-[[ $ROLE == B ]] && capture_start
+[[ $ROLE == B ]] && capture_start /tmp/wire.pcap
 rounds A
 # Over IPv6 as well, A sending writes and read responses.
 g6=$(wait_roce_gid 10 "$dev" "$MY_IP6") || fail "no RoCE v2 GID for $MY_IP6 on $dev"

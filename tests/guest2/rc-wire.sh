@@ -38,9 +38,27 @@ else
 	pair_has_row read-bw-all 8388608 5
 fi
 
-# ib_read_lat's server prints no table; ib_write_lat's does.
+# ib_read_lat's server prints no table; ib_write_lat's does. The client
+# (B) captures it: a read round trip must be one frame each way. A
+# second frame in a row from one end waits on the TCP wire for the
+# peer's delayed ACK (run-guest-pair), which once made ib_read_lat take
+# about 20 ms a round trip instead of half a millisecond.
+[[ $ROLE == B ]] && capture_start /tmp/read-lat.pcap
 pair_run read-lat A 45 ib_read_lat -d "$dev" -x "$g4" -F -s 2 -n 50
-if [[ $PAIR_SIDE == client ]]; then pair_has_row read-lat 2 50; fi
+if [[ $PAIR_SIDE == client ]]; then
+	pair_has_row read-lat 2 50
+	capture_stop
+	# The source address of each RoCE frame, in order; a repeat is a
+	# second frame in a row from the same end.
+	frames=$(tcpdump -r "$pcap" -nn -q 2>/dev/null |
+		awk '{ split($3, a, "."); print a[1] "." a[2] "." a[3] "." a[4] }')
+	n=$(echo "$frames" | grep -c .)
+	repeats=$(echo "$frames" | uniq -c | awk '$1 > 1 { r += $1 - 1 } END { print r + 0 }')
+	log "read-lat: $n RoCE frames, $repeats after a frame from the same end"
+	((n >= 2 * 50)) || fail "read-lat: $n RoCE frames captured for 50 reads"
+	# The connection's first request and the run's end may pair up.
+	((repeats <= 2)) || fail "read-lat: $repeats frames followed one from the same end"
+fi
 pair_run write-lat B 45 ib_write_lat -d "$dev" -x "$g4" -F -s 2 -n 50
 pair_has_row write-lat 2 50
 
