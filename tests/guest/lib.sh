@@ -351,11 +351,17 @@ wire_done() {
 	log "ok"
 }
 
-# capture_start PCAP: RoCE v2 frames on eth0 (UDP port 4791), both ways,
-# into PCAP until capture_stop; sets pcap.
+# capture_start PCAP [OPTION...]: RoCE v2 frames on eth0 (UDP port 4791),
+# both ways, into PCAP until capture_stop; sets pcap. The OPTIONs go to
+# tcpdump: --immediate-mode for a short capture that must miss no frame
+# (by default the socket hands tcpdump its frames in blocks, and a block
+# still filling at the end may be lost); not for bandwidth runs, where
+# waking tcpdump for each frame loses half of them.
 capture_start() {
 	pcap=$1
-	tcpdump -i eth0 -s 0 -U -w "$pcap" udp port 4791 2>"$RESULTS/tcpdump.log" &
+	shift
+	tcpdump -i eth0 -s 0 -U "$@" -w "$pcap" udp port 4791 \
+		2>"$RESULTS/tcpdump.log" &
 	CAPTURE_PID=$!
 	# tcpdump says "listening on" once its socket is open.
 	for _ in $(seq 50); do
@@ -365,8 +371,10 @@ capture_start() {
 	fail "tcpdump did not start: $(cat "$RESULTS/tcpdump.log")"
 }
 
-# capture_stop: the capture ends, written out.
+# capture_stop: the capture ends, written out. tcpdump stops at once on
+# SIGINT, dropping what its socket still holds: give it a second first.
 capture_stop() {
+	sleep 1
 	kill -INT "$CAPTURE_PID"
 	wait "$CAPTURE_PID" || true
 }

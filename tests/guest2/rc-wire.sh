@@ -43,19 +43,20 @@ fi
 # second frame in a row from one end waits on the TCP wire for the
 # peer's delayed ACK (run-guest-pair), which once made ib_read_lat take
 # about 20 ms a round trip instead of half a millisecond.
-[[ $ROLE == B ]] && capture_start /tmp/read-lat.pcap
+[[ $ROLE == B ]] && capture_start /tmp/read-lat.pcap --immediate-mode
 pair_run read-lat A 45 ib_read_lat -d "$dev" -x "$g4" -F -s 2 -n 50
 if [[ $PAIR_SIDE == client ]]; then
 	pair_has_row read-lat 2 50
 	capture_stop
 	# The source address of each RoCE frame, in order; a repeat is a
 	# second frame in a row from the same end.
-	frames=$(tcpdump -r "$pcap" -nn -q 2>/dev/null |
-		awk '{ split($3, a, "."); print a[1] "." a[2] "." a[3] "." a[4] }')
-	n=$(echo "$frames" | grep -c .)
+	frames=$(tcpdump -r "$pcap" -nn -q 2>"$RESULTS/read-lat-pcap.log" |
+		awk '{ split($3, a, "."); print a[1] "." a[2] "." a[3] "." a[4] }') ||
+		fail "read-lat: cannot read the capture: $(cat "$RESULTS/read-lat-pcap.log")"
+	n=$(echo "$frames" | grep -c . || true)
 	repeats=$(echo "$frames" | uniq -c | awk '$1 > 1 { r += $1 - 1 } END { print r + 0 }')
 	log "read-lat: $n RoCE frames, $repeats after a frame from the same end"
-	((n >= 2 * 50)) || fail "read-lat: $n RoCE frames captured for 50 reads"
+	((n >= 2 * 50)) || fail "read-lat: $n RoCE frames captured for 50 reads (tcpdump: $(tail -n 3 "$RESULTS/tcpdump.log" | tr '\n' ' '))"
 	# The connection's first request and the run's end may pair up.
 	((repeats <= 2)) || fail "read-lat: $repeats frames followed one from the same end"
 fi
