@@ -241,6 +241,7 @@ static void sroce_comp_atomic(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_hdr_ptr(bth, info->op, SROCE_HDR_ATMACK);
 	struct sroce_send_state *st;
 	struct rxe_send_wqe *wqe;
+	enum ib_wc_status status;
 	struct sroce_sge_list l;
 	u64 orig;
 	u32 idx;
@@ -252,8 +253,13 @@ static void sroce_comp_atomic(struct sroce_qp *qp, struct sk_buff *skb,
 	if (wqe->wr.opcode == IB_WR_RDMA_READ)
 		return;
 	orig = sroce_atmack_orig(ack);
-	l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma, qp->sq_max_sge);
-	sroce_swin_finish(st, sroce_sge_write(&l, 0, &orig, sizeof(orig)));
+	l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma, qp->sq_max_sge,
+			      &qp->odp_snd);
+	status = sroce_sge_write(&l, 0, &orig, sizeof(orig));
+	/* The sink lost its page since the request: the resend answers. */
+	if (status == SROCE_WC_FAULT_PENDING)
+		return;
+	sroce_swin_finish(st, status);
 	sroce_completer_placed(qp, idx, st, info->psn);
 }
 

@@ -31,6 +31,7 @@
 
 #include "sroce.h"
 #include "limits.h"
+#include "odp.h"
 #include "srq.h"
 
 static DEFINE_MUTEX(sroce_link_mutex);
@@ -207,6 +208,7 @@ static int sroce_query_device(struct ib_device *ib_dev,
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	sroce_odp_caps(attr);
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE;

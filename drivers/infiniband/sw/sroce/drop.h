@@ -40,6 +40,7 @@
 	EM(SROCE_DROP_NOT_PEER, "not_peer")				\
 	EM(SROCE_DROP_STALE_RESPONSE, "stale_response")			\
 	EM(SROCE_DROP_TX_NO_ROUTE, "tx_no_route")			\
+	EM(SROCE_DROP_ODP_FAULT, "odp_fault")				\
 	EMe(SROCE_DROP_TX_ABORTED, "tx_aborted")
 
 /*

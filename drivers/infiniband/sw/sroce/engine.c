@@ -530,6 +530,8 @@ void sroce_engine_setup(struct sroce_qp *qp)
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer_fn, 0);
 	timer_setup(&qp->hold_timer, sroce_hold_timer_fn, 0);
 	sroce_cc_setup(qp);
+	sroce_odp_fault_init(&qp->odp_snd, qp, false);
+	sroce_odp_fault_init(&qp->odp_rcv, qp, true);
 }
 
 /*
@@ -588,6 +590,9 @@ void sroce_engine_stop(struct sroce_qp *qp)
 	sroce_cc_stop(qp);
 	cancel_work_sync(&qp->snd.work);
 	cancel_work_sync(&qp->rcv.work);
+	/* A fault served now kicks engines that no longer run. */
+	sroce_odp_fault_stop(&qp->odp_snd);
+	sroce_odp_fault_stop(&qp->odp_rcv);
 	/* A run that had started stops at the lock or at dying. */
 	sroce_engine_lock(qp);
 	sroce_engine_drop_rx(qp);

@@ -33,9 +33,12 @@ static int __init sroce_init(void)
 	err = sroce_engine_init();
 	if (err)
 		goto err_crc32;
-	err = sroce_devices_init();
+	err = sroce_odp_init();
 	if (err)
 		goto err_engine;
+	err = sroce_devices_init();
+	if (err)
+		goto err_odp;
 	err = sroce_udp_init();
 	if (err)
 		goto err_devices;
@@ -49,6 +52,8 @@ err_udp:
 	sroce_udp_exit();
 err_devices:
 	sroce_devices_exit();
+err_odp:
+	sroce_odp_exit();
 err_engine:
 	sroce_engine_exit();
 err_crc32:
@@ -66,7 +71,8 @@ static void __exit sroce_exit(void)
 	/* Also waits for removals others started (link delete, rdma_rxe). */
 	sroce_unregister_matching(sroce_dev_any, NULL);
 	sroce_udp_exit();
-	/* Every QP is gone with its device: no engine work is left. */
+	/* Every QP is gone with its device: no engine or fault work is left. */
+	sroce_odp_exit();
 	sroce_engine_exit();
 	/* Nor any packet to compute an ICRC for. */
 	sroce_crc32_exit();

@@ -15,7 +15,9 @@
  *    core hands kernel users virtual addresses as DMA addresses
  *    (ib_uses_virt_dma()); the iova is a direct-map kernel address;
  *  - fast-reg: ib_sg_to_pages() gave one such kernel address per block of
- *    ib_mr.page_size bytes, and the region is linear over those blocks.
+ *    ib_mr.page_size bytes, and the region is linear over those blocks;
+ *  - on demand: the umem's dma_list holds the kernel address of each page
+ *    that is present (odp.c), read under the region's odp_lock.
  */
 #include <linux/highmem.h>
 #include <linux/log2.h>
@@ -26,6 +28,7 @@
 #include "sroce.h"
 #include "limits.h"
 #include "mr.h"
+#include "odp.h"
 
 #define SROCE_MR_RIGHTS		(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
@@ -41,9 +44,10 @@
  * Access flags a region may be created or fast-registered with. The verbs
  * layer checks this too (ib_check_mr_access()), but kernel consumers reach
  * us without it. The IB_ACCESS_OPTIONAL bits are hints (perftest asks for
- * relaxed ordering) and are accepted; on-demand paging is not supported.
+ * relaxed ordering) and are accepted. On-demand paging is for user
+ * regions only (@on_demand_ok).
  */
-int sroce_mr_check_access(int access)
+int sroce_mr_check_access(int access, bool on_demand_ok)
 {
 	if (access & ~IB_ACCESS_SUPPORTED)
 		return -EINVAL;
@@ -51,7 +55,7 @@ int sroce_mr_check_access(int access)
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
-	if (access & IB_ACCESS_ON_DEMAND)
+	if ((access & IB_ACCESS_ON_DEMAND) && !on_demand_ok)
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -70,7 +74,8 @@ struct sroce_mr *sroce_mr_alloc(struct sroce_dev *sdev, struct ib_pd *pd,
 		ret = -ENOMEM;
 		goto err_count;
 	}
-	mr = kzalloc(sizeof(*mr), sroce_obj_gfp(kind == SROCE_MR_USER));
+	mr = kzalloc(sizeof(*mr), sroce_obj_gfp(kind == SROCE_MR_USER ||
+						kind == SROCE_MR_ODP));
 	if (!mr) {
 		ret = -ENOMEM;
 		goto err_count;
@@ -119,7 +124,11 @@ int sroce_mr_publish(struct sroce_mr *mr, enum sroce_mr_state state,
 static void sroce_mr_release_memory(struct sroce_mr *mr)
 {
 	kvfree(mr->pages);
-	/* Unpins, marking the pages dirty if the region was writable. */
+	sroce_odp_mr_uncharge(mr);
+	/*
+	 * Unpins, marking the pages dirty if the region was writable; an
+	 * on-demand umem is unmapped and its notifier removed.
+	 */
 	ib_umem_release(mr->umem);
 	kfree(mr->fr_reg);
 	kfree(mr->fr_map);
@@ -266,7 +275,7 @@ int sroce_mr_fast_reg(struct sroce_mr *mr, u32 key, int access)
 	int ret = 0;
 
 	if (mr->kind != SROCE_MR_FAST_REG || key >> 8 != mr->index ||
-	    sroce_mr_check_access(access) || !mr->fr_map_num)
+	    sroce_mr_check_access(access, false) || !mr->fr_map_num)
 		return -EINVAL;
 
 	write_seqlock_irqsave(&mr->reg_lock, flags);
@@ -393,6 +402,7 @@ fail:
 
 /* One consistent copy of the registration, taken once per call. */
 struct sroce_mr_view {
+	bool write;		/* the access will write (on-demand presence) */
 	u64 iova;
 	u64 length;
 	u64 *fr_list;
@@ -406,12 +416,13 @@ struct sroce_mr_view {
  * -EFAULT if the region was invalidated or destroyed since the lookup: an
  * access after invalidation must fail, whoever still holds a reference.
  */
-static int sroce_mr_view(struct sroce_mr *mr, u64 iova, u64 len,
+static int sroce_mr_view(struct sroce_mr *mr, u64 iova, u64 len, bool write,
 			 struct sroce_mr_view *v)
 {
 	unsigned int seq;
 	bool valid;
 
+	v->write = write;
 	do {
 		seq = read_seqbegin(&mr->reg_lock);
 		valid = mr->state == SROCE_MR_VALID;
@@ -470,6 +481,9 @@ static int sroce_mr_locate(struct sroce_mr *mr, const struct sroce_mr_view *v,
 		*avail = min_t(u64, PAGE_SIZE - *offset,
 			       (1ULL << v->fr_shift) - in_block);
 		return 0;
+	case SROCE_MR_ODP:
+		return sroce_odp_locate(mr, v->iova, iova, v->write, page,
+					offset, avail);
 	}
 	return -EFAULT;
 }
@@ -489,14 +503,14 @@ struct sroce_mr_walk {
 
 /* An empty range is no access at all: it succeeds whatever the region. */
 static int sroce_mr_walk_start(struct sroce_mr_walk *w, struct sroce_mr *mr,
-			       u64 iova, u32 len)
+			       u64 iova, u32 len, bool write)
 {
 	w->mr = mr;
 	w->iova = iova;
 	w->left = len;
 	if (!len)
 		return 0;
-	return sroce_mr_view(mr, iova, len, &w->v);
+	return sroce_mr_view(mr, iova, len, write, &w->v);
 }
 
 /* The next piece (within one page, at most what is left), and past it. */
@@ -519,22 +533,17 @@ static int sroce_mr_walk_next(struct sroce_mr_walk *w, struct page **page,
  * in turn, and hands each piece to @chunk. @writes: the pieces are
  * written to (the data cache is flushed for them).
  */
-static int sroce_mr_for_each_chunk(struct sroce_mr *mr, u64 iova, u32 len,
-				   bool writes,
-				   int (*chunk)(void *va, u32 n, void *ctx),
-				   void *ctx)
+static int sroce_mr_walk_chunks(struct sroce_mr_walk *w, bool writes,
+				int (*chunk)(void *va, u32 n, void *ctx),
+				void *ctx)
 {
-	struct sroce_mr_walk w;
 	struct page *page;
 	u32 offset, n;
 	void *va;
 	int ret;
 
-	ret = sroce_mr_walk_start(&w, mr, iova, len);
-	if (ret)
-		return ret;
-	while (w.left) {
-		ret = sroce_mr_walk_next(&w, &page, &offset, &n);
+	while (w->left) {
+		ret = sroce_mr_walk_next(w, &page, &offset, &n);
 		if (ret)
 			return ret;
 		va = kmap_local_page(page);
@@ -546,6 +555,26 @@ static int sroce_mr_for_each_chunk(struct sroce_mr *mr, u64 iova, u32 len,
 			return ret;
 	}
 	return 0;
+}
+
+static int sroce_mr_for_each_chunk(struct sroce_mr *mr, u64 iova, u32 len,
+				   bool writes,
+				   int (*chunk)(void *va, u32 n, void *ctx),
+				   void *ctx)
+{
+	struct sroce_mr_walk w;
+	int ret;
+
+	ret = sroce_mr_walk_start(&w, mr, iova, len, writes);
+	if (ret)
+		return ret;
+	if (mr->kind != SROCE_MR_ODP)
+		return sroce_mr_walk_chunks(&w, writes, chunk, ctx);
+	/* Its pages stay while we are inside them (odp.h). */
+	sroce_odp_read_lock(mr);
+	ret = sroce_mr_walk_chunks(&w, writes, chunk, ctx);
+	sroce_odp_read_unlock(mr);
+	return ret;
 }
 
 struct sroce_buf_cursor {
@@ -598,6 +627,19 @@ int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 				       sroce_copy_skb_chunk, &c);
 }
 
+static int sroce_probe_chunk(void *va, u32 n, void *ctx)
+{
+	return 0;
+}
+
+int sroce_mr_probe(struct sroce_mr *mr, u64 iova, u32 len, bool write)
+{
+	if (mr->kind != SROCE_MR_ODP)
+		return 0;
+	return sroce_mr_for_each_chunk(mr, iova, len, write, sroce_probe_chunk,
+				       NULL);
+}
+
 /*
  * Zero-copy transmit: see mr.h. The fragments hold their own page
  * references, so a deregistration that unpins the pages while the packet
@@ -617,7 +659,7 @@ int sroce_mr_attach(struct sroce_mr *mr, u64 iova, u32 len,
 
 	if (mr->kind != SROCE_MR_USER)
 		return -EOPNOTSUPP;
-	ret = sroce_mr_walk_start(&w, mr, iova, len);
+	ret = sroce_mr_walk_start(&w, mr, iova, len, false);
 	/* An empty range attaches nothing and leaves the flags alone. */
 	if (ret || !len)
 		return ret;
@@ -646,27 +688,24 @@ int sroce_mr_attach(struct sroce_mr *mr, u64 iova, u32 len,
  * own 64-bit compare-and-exchange on the memory, so they are atomic with
  * respect to everything: other sroce atomics on this or another device
  * (the same memory may be registered twice) and the CPU's own atomics,
- * e.g. a local process. No lock is needed. The value is in host order.
- * An atomic write is a single 64-bit store, ordered after everything the
- * responder wrote before it (release). Returns 0, -EINVAL if misaligned,
- * -EFAULT if not inside the region.
+ * e.g. a local process. No lock is needed (an on-demand region's read
+ * lock only keeps its page). The value is in host order. An atomic
+ * write is a single 64-bit store, ordered after everything the responder
+ * wrote before it (release). Returns 0, -EINVAL if misaligned, -EFAULT
+ * if not inside the region, -EAGAIN if its on-demand page is missing.
  */
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
-		    u64 arg, u64 swap, u64 *orig)
+static int sroce_mr_atomic_at(struct sroce_mr *mr,
+			      const struct sroce_mr_view *v, u64 iova,
+			      enum sroce_atomic_op op, u64 arg, u64 swap,
+			      u64 *orig)
 {
-	struct sroce_mr_view v;
 	struct page *page;
 	u32 offset, avail;
 	u64 *p, old;
 	void *va;
 	int ret;
 
-	if (iova & 7)
-		return -EINVAL;
-	ret = sroce_mr_view(mr, iova, sizeof(u64), &v);
-	if (ret)
-		return ret;
-	ret = sroce_mr_locate(mr, &v, iova, &page, &offset, &avail);
+	ret = sroce_mr_locate(mr, v, iova, &page, &offset, &avail);
 	if (ret)
 		return ret;
 	/* A kernel ib_reg_user_mr() iova may be aligned unlike the memory. */
@@ -693,4 +732,23 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
 	kunmap_local(va);
 	*orig = old;
 	return 0;
+}
+
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
+		    u64 arg, u64 swap, u64 *orig)
+{
+	struct sroce_mr_view v;
+	int ret;
+
+	if (iova & 7)
+		return -EINVAL;
+	ret = sroce_mr_view(mr, iova, sizeof(u64), true, &v);
+	if (ret)
+		return ret;
+	if (mr->kind != SROCE_MR_ODP)
+		return sroce_mr_atomic_at(mr, &v, iova, op, arg, swap, orig);
+	sroce_odp_read_lock(mr);
+	ret = sroce_mr_atomic_at(mr, &v, iova, op, arg, swap, orig);
+	sroce_odp_read_unlock(mr);
+	return ret;
 }

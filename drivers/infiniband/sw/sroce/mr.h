@@ -51,6 +51,7 @@ enum sroce_mr_kind {
 	SROCE_MR_DMA,		/* get_dma_mr: kernel virtual addresses */
 	SROCE_MR_USER,		/* reg_user_mr: pinned user pages */
 	SROCE_MR_FAST_REG,	/* alloc_mr + map_mr_sg + IB_WR_REG_MR */
+	SROCE_MR_ODP,		/* reg_user_mr on demand: odp.h */
 };
 
 enum sroce_mr_state {
@@ -97,6 +98,14 @@ struct sroce_mr {
 	u32 first_offset;	/* of the region's start in pages[0] */
 
 	/*
+	 * SROCE_MR_ODP: @umem is @odp's. Its pages are used only under
+	 * @odp_lock, read, and only while present (odp.h).
+	 */
+	struct ib_umem_odp *odp;
+	rwlock_t odp_lock;
+	unsigned long odp_charged;	/* pages counted in sroce_dev.odp_pages */
+
+	/*
 	 * SROCE_MR_FAST_REG: map_mr_sg fills @fr_map with the kernel virtual
 	 * address of each block of ib_mr.page_size bytes. IB_WR_REG_MR swaps
 	 * it with @fr_reg under @reg_lock, so that mapping the next list (ULPs
@@ -131,7 +140,7 @@ int sroce_mr_publish(struct sroce_mr *mr, enum sroce_mr_state state,
 int sroce_mr_destroy(struct sroce_mr *mr);
 int sroce_mr_retire(struct sroce_mr *mr);
 void sroce_mr_free_unpublished(struct sroce_mr *mr);
-int sroce_mr_check_access(int access);
+int sroce_mr_check_access(int access, bool on_demand_ok);
 int sroce_mr_set_umem(struct sroce_mr *mr, struct ib_umem *umem);
 int sroce_mr_alloc_page_lists(struct sroce_mr *mr, u32 max_blocks);
 int sroce_mr_map_sg(struct sroce_mr *mr, struct scatterlist *sg, int nents,
@@ -174,7 +183,10 @@ void sroce_mr_unbind_window(struct sroce_mr *mr);
 /*
  * Copy engine. Any context (pages are mapped with kmap_local_page); the
  * caller holds a reference from sroce_mr_get() that covered the range.
- * Return 0, or -EFAULT if the range is not (or no longer) mapped.
+ * Return 0, -EFAULT if the range is not (or no longer) mapped, or, for
+ * an on-demand region, -EAGAIN if a page of it is not present for the
+ * access: the caller asks for a fault (odp.h) and tries again later.
+ * Bytes before the missing page may have been copied already.
  */
 enum sroce_copy_dir { SROCE_COPY_TO_MR, SROCE_COPY_FROM_MR };
 
@@ -182,6 +194,8 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
 int sroce_mr_copy_skb(struct sroce_mr *mr, u64 iova,
 		      const struct sk_buff *skb, int skb_offset, u32 len);
+/* Whether the range is there for @write, as a copy would find it. */
+int sroce_mr_probe(struct sroce_mr *mr, u64 iova, u32 len, bool write);
 /*
  * Zero-copy transmit: appends [@iova, @iova + @len) to @skb as page
  * fragments that keep the pages alive by themselves, up to @max_frags

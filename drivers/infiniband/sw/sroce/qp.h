@@ -62,6 +62,7 @@
 #include "cc.h"
 #include "queue.h"
 #include "drop.h"
+#include "odp.h"
 #include "read_gap.h"
 #include "rtt.h"
 #include "send_window.h"
@@ -86,6 +87,8 @@ struct sroce_resp {
 	u32 psn;		/* expected PSN */
 	u32 msn;
 	bool nak_sent;		/* a sequence-error NAK is outstanding */
+	/* A request was dropped for an on-demand fault: NAK when served. */
+	bool odp_nudge;
 	/*
 	 * RC: packets ahead of psn, by PSN, until the gap fills, and their
 	 * truesize (rx_limits.h); hold_since: when the gap last moved.
@@ -194,6 +197,9 @@ struct sroce_qp {
 	struct timer_list rnr_timer;
 	struct timer_list hold_timer;	/* ageing of resp.held */
 	bool dying;			/* set under both engine locks */
+	/* On-demand page faults each engine waits for (odp.h). */
+	struct sroce_odp_fault odp_snd;
+	struct sroce_odp_fault odp_rcv;
 
 	enum ib_qp_state state;
 	u32 mtu;		/* path MTU in bytes */

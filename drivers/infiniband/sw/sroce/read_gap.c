@@ -95,7 +95,8 @@ sroce_rgap_place(struct sroce_qp *qp, u32 idx,
 	u32 off = sroce_psn_diff(info->psn, st->first_psn) * qp->mtu;
 	struct sroce_sge_list l;
 
-	l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma, qp->sq_max_sge);
+	l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma, qp->sq_max_sge,
+			      &qp->odp_snd);
 	return sroce_sge_write_skb(&l, off, skb,
 				   sizeof(struct udphdr) + info->payload_off,
 				   info->payload_len);
@@ -319,6 +320,13 @@ void sroce_rgap_response(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	status = sroce_rgap_place(qp, idx, st, skb, info);
+	/*
+	 * The sink was faulted in before the request went out, and lost a
+	 * page since: this response is as good as lost, and asked for
+	 * again like one.
+	 */
+	if (status == SROCE_WC_FAULT_PENDING)
+		return;
 	if (status != IB_WC_SUCCESS) {
 		sroce_swin_finish(st, status);
 		return;

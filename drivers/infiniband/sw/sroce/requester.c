@@ -186,13 +186,15 @@ int sroce_send_packet(struct sroce_qp *qp, struct sroce_engine *e,
 }
 
 /*
- * What a requester step did. SROCE_REQ_NOMEM leaves the QP as it was, so
- * the same step is tried again on a later run; SROCE_REQ_FAILED ends the
- * WQE, with the completion status the step stored in its @status.
+ * What a requester step did. SROCE_REQ_NOMEM and SROCE_REQ_FAULT leave
+ * the QP as it was, so the same step is tried again on a later run (for a
+ * fault, the run its kick starts); SROCE_REQ_FAILED ends the WQE, with
+ * the completion status the step stored in its @status.
  */
 enum sroce_req_result {
 	SROCE_REQ_DONE,		/* sent, performed, or nothing to send */
 	SROCE_REQ_NOMEM,	/* no packet could be allocated */
+	SROCE_REQ_FAULT,	/* parked for an on-demand page fault */
 	SROCE_REQ_FAILED,	/* the WQE completes with *@status */
 };
 
@@ -221,7 +223,8 @@ static enum sroce_req_result sroce_req_packet(struct sroce_qp *qp,
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	struct sroce_sge_list l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma,
-						   qp->sq_max_sge);
+						   qp->sq_max_sge,
+						   &qp->odp_snd);
 	/* An atomic write's value sits where inline data would. */
 	bool inline_data = (wqe->wr.send_flags & IB_SEND_INLINE) ||
 			   wqe->wr.opcode == SROCE_WR_ATOMIC_WRITE;
@@ -253,6 +256,8 @@ static enum sroce_req_result sroce_req_packet(struct sroce_qp *qp,
 	if (copied != IB_WC_SUCCESS) {
 		sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num, skb,
 			       SROCE_DROP_TX_ABORTED);
+		if (copied == SROCE_WC_FAULT_PENDING)
+			return SROCE_REQ_FAULT;
 		return sroce_req_fail(status, copied);
 	}
 	*skbp = skb;
@@ -363,11 +368,13 @@ static enum sroce_req_result sroce_req_send_data(struct sroce_qp *qp,
  * responses on the way back but the requester, and one 8 MiB request at
  * a small MTU would flood the receiving host with tens of thousands of
  * packets at once. (Each chunk is an ordinary read request for part of
- * the message, with the PSNs of that part.) It cannot fail the WQE.
+ * the message, with the PSNs of that part.) It fails the WQE only if the
+ * local sink is an on-demand range that cannot be faulted in.
  */
 static enum sroce_req_result
 sroce_req_send_rd_atomic(struct sroce_qp *qp, const struct rxe_send_wqe *wqe,
-			 struct sroce_send_state *st, bool *last)
+			 struct sroce_send_state *st, bool *last,
+			 enum ib_wc_status *status)
 {
 	struct sroce_dev *sdev = to_sroce_dev(qp->ib_qp.device);
 	const struct sroce_send_window *w = &qp->swin;
@@ -379,6 +386,10 @@ sroce_req_send_rd_atomic(struct sroce_qp *qp, const struct rxe_send_wqe *wqe,
 		.psn = w->psn,
 		.ackreq = true,
 	};
+	struct sroce_sge_list l = sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma,
+						   qp->sq_max_sge,
+						   &qp->odp_snd);
+	enum ib_wc_status sink;
 	struct sk_buff *skb;
 
 	if (op == IB_WR_RDMA_READ) {
@@ -406,6 +417,19 @@ sroce_req_send_rd_atomic(struct sroce_qp *qp, const struct rxe_send_wqe *wqe,
 			     wqe->wr.wr.atomic.compare_add;
 		f.compare = wqe->wr.wr.atomic.compare_add;
 	}
+	/*
+	 * The responses land in on-demand pages only if they are there:
+	 * fault the sink in first (the completer never waits).
+	 */
+	if (op == IB_WR_RDMA_READ)
+		sink = sroce_sge_prefault(&l, w->offset, f.dma_len);
+	else
+		sink = sroce_sge_prefault(&l, 0, sizeof(u64));
+	if (sink == SROCE_WC_FAULT_PENDING)
+		return SROCE_REQ_FAULT;
+	if (sink != IB_WC_SUCCESS)
+		return sroce_req_fail(status, sink);
+
 	skb = sroce_tx_build(sdev, &qp->av, &f, 0);
 	if (!skb)
 		return SROCE_REQ_NOMEM;
@@ -469,7 +493,7 @@ static enum sroce_req_result sroce_req_step(struct sroce_qp *qp,
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		ret = sroce_req_send_rd_atomic(qp, wqe, st, &last);
+		ret = sroce_req_send_rd_atomic(qp, wqe, st, &last, status);
 		break;
 	default:
 		if (sroce_qp_is_ud(qp)) {
@@ -561,6 +585,9 @@ bool sroce_requester_run(struct sroce_qp *qp, int *budget)
 			more = true;
 			break;
 		}
+		/* The same step, when the fault's kick comes. */
+		if (ret == SROCE_REQ_FAULT)
+			break;
 		if (ret == SROCE_REQ_FAILED) {
 			sroce_swin_finish(st, status);
 			break;

@@ -52,7 +52,21 @@ enum sroce_resp_result {
 	SROCE_RESP_INV_REQ,	/* malformed sequence, length, alignment */
 	SROCE_RESP_ACCESS,	/* R_Key, range or rights */
 	SROCE_RESP_OP_ERR,	/* our own side failed (receive WQE) */
+	SROCE_RESP_FAULT,	/* an on-demand page is being faulted in */
 };
+
+/*
+ * Whether an access that found an on-demand page missing (-EAGAIN from
+ * the copy engine) waits for the fault, or fails for good. @rest: the
+ * bytes of the message from @iova on, faulted in with it up to a bound.
+ */
+static bool sroce_resp_fault(struct sroce_qp *qp, struct sroce_mr *mr,
+			     u64 iova, u32 len, u64 rest, bool write)
+{
+	return sroce_odp_fault_ask(&qp->odp_rcv, mr, iova, len,
+				   min_t(u64, rest, SROCE_ODP_FAULT_AHEAD),
+				   write) == -EINPROGRESS;
+}
 
 static const u8 *sroce_resp_bth(const struct sk_buff *skb)
 {
@@ -68,7 +82,8 @@ static struct sroce_sge_list sroce_rwqe_sges(struct sroce_qp *qp)
 {
 	struct rxe_recv_wqe *wqe = qp->resp.rwqe;
 
-	return sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma, qp->rq_max_sge);
+	return sroce_sge_list_of(qp->ib_qp.pd, &wqe->dma, qp->rq_max_sge,
+				 &qp->odp_rcv);
 }
 
 /* Copies the next receive WQE out of the RQ or SRQ, if there is one. */
@@ -199,6 +214,12 @@ static enum sroce_resp_result sroce_resp_send(struct sroce_qp *qp,
 	wc.status = sroce_sge_write_skb(&l, resp->offset, skb,
 					sroce_resp_payload_off(info),
 					info->payload_len);
+	if (wc.status == SROCE_WC_FAULT_PENDING) {
+		/* Not taken: it is sent again (RC) or lost (UC). */
+		if (flags & SROCE_OPF_FIRST)
+			resp->in_msg = false;
+		return SROCE_RESP_FAULT;
+	}
 	resp->offset += info->payload_len;
 	if (wc.status == IB_WC_SUCCESS && !(flags & SROCE_OPF_LAST))
 		return SROCE_RESP_OK;
@@ -272,7 +293,16 @@ static enum sroce_resp_result sroce_resp_write(struct sroce_qp *qp,
 			return SROCE_RESP_ACCESS;
 		err = sroce_mr_copy_skb(mr, iova, skb,
 					sroce_resp_payload_off(info), len);
+		if (err == -EAGAIN &&
+		    sroce_resp_fault(qp, mr, iova, len,
+				     resp->dma_len - resp->offset, true))
+			err = -EINPROGRESS;
 		sroce_mr_put(mr);
+		if (err == -EINPROGRESS) {
+			if (flags & SROCE_OPF_FIRST)
+				resp->in_msg = false;
+			return SROCE_RESP_FAULT;
+		}
 		if (err)
 			return SROCE_RESP_ACCESS;
 	}
@@ -356,7 +386,13 @@ static enum sroce_resp_result sroce_resp_atomic(struct sroce_qp *qp,
 			      cas ? sroce_atmeth_compare(ae) :
 				    sroce_atmeth_swap_add(ae),
 			      sroce_atmeth_swap_add(ae), &orig);
+	if (err == -EAGAIN &&
+	    sroce_resp_fault(qp, mr, iova, sizeof(u64), sizeof(u64), true))
+		err = -EINPROGRESS;
 	sroce_mr_put(mr);
+	/* Not executed: the slot from sroce_rres_new() stays free. */
+	if (err == -EINPROGRESS)
+		return SROCE_RESP_FAULT;
 	if (err)
 		return SROCE_RESP_ACCESS;
 	sroce_rres_start_atomic(&qp->resp.rres, res, info->psn, orig);
@@ -395,7 +431,12 @@ sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 		return SROCE_RESP_ACCESS;
 	/* The payload is the value in memory order (as a WRITE lands). */
 	err = sroce_mr_atomic(mr, iova, SROCE_ATOMIC_WRITE, 0, value, &unused);
+	if (err == -EAGAIN &&
+	    sroce_resp_fault(qp, mr, iova, sizeof(u64), sizeof(u64), true))
+		err = -EINPROGRESS;
 	sroce_mr_put(mr);
+	if (err == -EINPROGRESS)
+		return SROCE_RESP_FAULT;
 	if (err)
 		return err == -EINVAL ? SROCE_RESP_INV_REQ : SROCE_RESP_ACCESS;
 	qp->resp.msn++;
@@ -559,8 +600,9 @@ static enum sroce_drop_reason sroce_resp_hold(struct sroce_qp *qp,
 }
 
 /* An RC packet with the expected PSN. */
-static void sroce_resp_rc_execute(struct sroce_qp *qp, struct sk_buff *skb,
-				  const struct sroce_packet_info *info)
+static enum sroce_resp_result
+sroce_resp_rc_execute(struct sroce_qp *qp, struct sk_buff *skb,
+		      const struct sroce_packet_info *info)
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 flags = info->op->flags;
@@ -587,10 +629,22 @@ static void sroce_resp_rc_execute(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_send_ack(qp, info->psn,
 				    sroce_syndrome_rnr(qp->attr.min_rnr_timer));
 		break;
+	case SROCE_RESP_FAULT:
+		/*
+		 * Dropped, as if lost. No RNR NAK: that would spend the
+		 * requester's rnr_retry on what is no missing receive WQE.
+		 * Once the fault is served, a sequence NAK asks for it
+		 * again (sroce_responder_send()).
+		 */
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_ODP_FAULT_DROPS);
+		resp->odp_nudge = true;
+		break;
 	default:
 		sroce_resp_fatal(qp, info->psn, result);
 		break;
 	}
+	return result;
 }
 
 /*
@@ -619,7 +673,11 @@ static void sroce_resp_rc_release(struct sroce_qp *qp)
 				       skb, SROCE_DROP_DUPLICATE);
 			continue;
 		}
-		sroce_resp_rc_execute(qp, skb, info);
+		if (sroce_resp_rc_execute(qp, skb, info) == SROCE_RESP_FAULT) {
+			sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num,
+				       skb, SROCE_DROP_ODP_FAULT);
+			break;
+		}
 		executed = true;
 		consume_skb(skb);
 	}
@@ -651,7 +709,8 @@ static enum sroce_drop_reason sroce_resp_rc(struct sroce_qp *qp,
 		sroce_resp_duplicate(qp, skb, info);
 		return SROCE_RX_USED;
 	}
-	sroce_resp_rc_execute(qp, skb, info);
+	if (sroce_resp_rc_execute(qp, skb, info) == SROCE_RESP_FAULT)
+		return SROCE_DROP_ODP_FAULT;
 	if (!skb_queue_empty(&resp->held))
 		sroce_resp_rc_release(qp);
 	return SROCE_RX_USED;
@@ -663,6 +722,7 @@ static enum sroce_drop_reason sroce_resp_uc(struct sroce_qp *qp,
 {
 	struct sroce_resp *resp = &qp->resp;
 	bool first = info->op->flags & SROCE_OPF_FIRST;
+	enum sroce_resp_result result;
 
 	/*
 	 * From before the expected PSN: a duplicate, or a straggler the
@@ -685,10 +745,17 @@ static enum sroce_drop_reason sroce_resp_uc(struct sroce_qp *qp,
 			    SROCE_CNT_RX_OUT_OF_SEQUENCE);
 		return SROCE_DROP_OUT_OF_SEQUENCE;
 	}
-	if (sroce_resp_execute(qp, skb, info) != SROCE_RESP_OK) {
+	result = sroce_resp_execute(qp, skb, info);
+	if (result != SROCE_RESP_OK) {
+		/* UC has no resend: a missing page loses the message. */
 		resp->in_msg = false;
 		sroce_count(to_sroce_dev(qp->ib_qp.device),
 			    SROCE_CNT_RX_DROPPED_MSG);
+	}
+	if (result == SROCE_RESP_FAULT) {
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_ODP_FAULT_DROPS);
+		return SROCE_DROP_ODP_FAULT;
 	}
 	return SROCE_RX_USED;
 }
@@ -746,6 +813,11 @@ static enum sroce_drop_reason sroce_resp_ud(struct sroce_qp *qp,
 		wc.status = sroce_sge_write_skb(&l, SROCE_GRH_BYTES, skb,
 						sroce_resp_payload_off(info),
 						info->payload_len);
+	/* UD has no resend: the WQE waits for the next datagram. */
+	if (wc.status == SROCE_WC_FAULT_PENDING) {
+		sroce_count(sdev, SROCE_CNT_ODP_FAULT_DROPS);
+		return SROCE_DROP_ODP_FAULT;
+	}
 	sroce_resp_complete(qp, &wc, sroce_bth_se((const void *)bth));
 	return SROCE_RX_USED;
 }
@@ -828,8 +900,17 @@ static bool sroce_resp_send_res(struct sroce_qp *qp,
 				    IB_ACCESS_REMOTE_READ, va, payload, &iova);
 		err = mr ? sroce_mr_copy(mr, iova, skb_put(skb, payload),
 					 payload, SROCE_COPY_FROM_MR) : -EFAULT;
+		if (err == -EAGAIN &&
+		    sroce_resp_fault(qp, mr, iova, payload, left, false))
+			err = -EINPROGRESS;
 		if (mr)
 			sroce_mr_put(mr);
+		if (err == -EINPROGRESS) {
+			/* This response again, once the fault's kick comes. */
+			sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num,
+				       skb, SROCE_DROP_TX_ABORTED);
+			return false;
+		}
 		if (err) {
 			/* The region went away under the read. */
 			sroce_drop_skb(qp->ib_qp.device, qp->ib_qp.qp_num,
@@ -858,13 +939,22 @@ bool sroce_responder_send(struct sroce_qp *qp, int *budget)
 
 	if (!sroce_qp_is_rc(qp) || qp->state < IB_QPS_RTR)
 		return false;
+	/* A request dropped for a fault that is served now: ask again. */
+	if (resp->odp_nudge && !sroce_odp_fault_pending(&qp->odp_rcv)) {
+		resp->odp_nudge = false;
+		sroce_count(to_sroce_dev(qp->ib_qp.device),
+			    SROCE_CNT_SEQ_NAK_SENT);
+		sroce_resp_send_ack(qp, resp->psn,
+				    sroce_syndrome_nak(SROCE_NAK_PSN_SEQ_ERR));
+	}
 	for (i = 0; i < resp->rres.slots && resp->rres.pending; i++) {
 		struct sroce_resp_res *res = &resp->rres.res[
 			(resp->rres.next + i) % resp->rres.slots];
 
 		while (res->pending && *budget > 0) {
 			if (!sroce_resp_send_res(qp, res))
-				return qp->state != IB_QPS_ERR;
+				return qp->state != IB_QPS_ERR &&
+				       !sroce_odp_fault_pending(&qp->odp_rcv);
 			(*budget)--;
 		}
 		if (*budget <= 0)

@@ -2,6 +2,7 @@
 /* Copying message bytes to and from SGE lists; see sge.h. */
 #include "sroce.h"
 #include "mr.h"
+#include "odp.h"
 #include "sge.h"
 
 /* Where the bytes come from or go to, besides the SGEs. */
@@ -12,7 +13,23 @@ struct sroce_sge_peer {
 	int skb_off;
 	struct sk_buff *attach_to;	/* zero-copy: fragments, not a copy */
 	unsigned int max_frags;
+	bool probe;			/* only make on-demand pages present */
 };
+
+/*
+ * A page of [iova, iova + n) of on-demand @mr is not present: fault it
+ * in with the rest of the SGE from @iova (@rest bytes), up to a bound.
+ */
+static enum ib_wc_status sroce_sge_fault(const struct sroce_sge_list *l,
+					 struct sroce_mr *mr, u64 iova, u32 n,
+					 u32 rest, bool write)
+{
+	if (sroce_odp_fault_ask(l->fault, mr, iova, n,
+				min_t(u32, rest, SROCE_ODP_FAULT_AHEAD),
+				write) == -EINPROGRESS)
+		return SROCE_WC_FAULT_PENDING;
+	return IB_WC_LOC_PROT_ERR;
+}
 
 static enum ib_wc_status sroce_sge_copy(const struct sroce_sge_list *l,
 					u32 offset, struct sroce_sge_peer *p,
@@ -25,38 +42,47 @@ static enum ib_wc_status sroce_sge_copy(const struct sroce_sge_list *l,
 		const struct rxe_sge *sge = &l->sge[i];
 		enum ib_wc_status status;
 		struct sroce_mr *mr;
+		u32 n, rest;
 		u64 iova;
-		u32 n;
 		int err;
 
 		if (offset >= sge->length) {
 			offset -= sge->length;
 			continue;
 		}
-		n = min(len, sge->length - offset);
+		rest = sge->length - offset;
+		n = min(len, rest);
 		iova = sge->addr + offset;
 		offset = 0;
-		mr = sroce_mr_get(to_sroce_dev(l->pd->device), sge->lkey, l->pd, access, iova, n,
-				  &status);
+		mr = sroce_mr_get(to_sroce_dev(l->pd->device), sge->lkey,
+				  l->pd, access, iova, n, &status);
+		/* A probe leaves the errors to the access itself. */
 		if (!mr)
-			return status;
-		if (p->attach_to)
+			return p->probe ? IB_WC_SUCCESS : status;
+		if (p->probe)
+			err = sroce_mr_probe(mr, iova, n, true);
+		else if (p->attach_to)
 			err = sroce_mr_attach(mr, iova, n, p->attach_to,
 					      p->max_frags);
 		else if (p->buf)
 			err = sroce_mr_copy(mr, iova, p->buf, n, p->dir);
 		else
 			err = sroce_mr_copy_skb(mr, iova, p->skb, p->skb_off, n);
+		if (err == -EAGAIN)
+			status = sroce_sge_fault(l, mr, iova, n, rest,
+						 p->dir == SROCE_COPY_TO_MR);
 		sroce_mr_put(mr);
+		if (err == -EAGAIN)
+			return status;
 		if (err)
-			return IB_WC_LOC_PROT_ERR;
+			return p->probe ? IB_WC_SUCCESS : IB_WC_LOC_PROT_ERR;
 		if (p->buf)
 			p->buf = (u8 *)p->buf + n;
-		else if (!p->attach_to)
+		else if (!p->attach_to && !p->probe)
 			p->skb_off += n;
 		len -= n;
 	}
-	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+	return len && !p->probe ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
 }
 
 enum ib_wc_status sroce_sge_read(const struct sroce_sge_list *l, u32 offset,
@@ -94,4 +120,12 @@ bool sroce_sge_attach(const struct sroce_sge_list *l, u32 offset,
 				    .attach_to = skb, .max_frags = max_frags };
 
 	return sroce_sge_copy(l, offset, &p, len) == IB_WC_SUCCESS;
+}
+
+enum ib_wc_status sroce_sge_prefault(const struct sroce_sge_list *l,
+				     u32 offset, u32 len)
+{
+	struct sroce_sge_peer p = { .dir = SROCE_COPY_TO_MR, .probe = true };
+
+	return sroce_sge_copy(l, offset, &p, len);
 }

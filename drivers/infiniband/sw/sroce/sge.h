@@ -15,22 +15,37 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
-/* SGEs looked up in the device and PD of @pd. */
+struct sroce_odp_fault;
+
+/*
+ * SGEs looked up in the device and PD of @pd. @fault: where a page of an
+ * on-demand region that is not present yet is asked for (odp.h); NULL
+ * makes a missing page a protection error.
+ */
 struct sroce_sge_list {
 	struct ib_pd *pd;
 	const struct rxe_sge *sge;
 	u32 num;
+	struct sroce_odp_fault *fault;
 };
+
+/*
+ * Not an IBTA status: a page of an on-demand region is not present; a
+ * fault for it is in flight, and the engine is kicked when it is served.
+ * The access is to be done again then, from its start.
+ */
+#define SROCE_WC_FAULT_PENDING	((enum ib_wc_status)(IB_WC_GENERAL_ERR + 100))
 
 /* The first @max_num SGEs of a WQE's kernel copy. */
 static inline struct sroce_sge_list
 sroce_sge_list_of(struct ib_pd *pd, const struct rxe_dma_info *dma,
-		  u32 max_num)
+		  u32 max_num, struct sroce_odp_fault *fault)
 {
 	struct sroce_sge_list l = {
 		.pd = pd,
 		.sge = dma->sge,
 		.num = min(dma->num_sge, max_num),
+		.fault = fault,
 	};
 
 	return l;
@@ -54,8 +69,9 @@ static inline void sroce_recv_wqe_copy(struct rxe_recv_wqe *wqe,
 /*
  * Each copies @len bytes at message offset @offset, i.e. starting
  * @offset bytes into the concatenated SGEs. They return IB_WC_SUCCESS,
- * IB_WC_LOC_LEN_ERR when the SGEs are too short, or IB_WC_LOC_PROT_ERR
- * when an SGE's key, PD, range or rights do not allow the access. Any
+ * IB_WC_LOC_LEN_ERR when the SGEs are too short, IB_WC_LOC_PROT_ERR
+ * when an SGE's key, PD, range or rights do not allow the access (or an
+ * on-demand page cannot be faulted in), or SROCE_WC_FAULT_PENDING. Any
  * context.
  */
 enum ib_wc_status sroce_sge_read(const struct sroce_sge_list *l, u32 offset,
@@ -74,5 +90,14 @@ enum ib_wc_status sroce_sge_write_skb(const struct sroce_sge_list *l,
  */
 bool sroce_sge_attach(const struct sroce_sge_list *l, u32 offset,
 		      struct sk_buff *skb, u32 len, unsigned int max_frags);
+/*
+ * Asks for the on-demand pages of [@offset, @offset + @len) that are
+ * not present for writing: SROCE_WC_FAULT_PENDING if one is missing,
+ * IB_WC_LOC_PROT_ERR if a fault for them failed, else IB_WC_SUCCESS
+ * (errors of the SGEs themselves are left to the access). For the sinks
+ * of reads and atomics, whose responses must find their pages present.
+ */
+enum ib_wc_status sroce_sge_prefault(const struct sroce_sge_list *l,
+				     u32 offset, u32 len);
 
 #endif /* SROCE_SGE_H */

@@ -77,6 +77,9 @@ enum sroce_counter {
 	SROCE_CNT_RP_CNP_HANDLED,
 	SROCE_CNT_RP_CNP_IGNORED,
 	SROCE_CNT_RP_PACING_WAITS,
+	SROCE_CNT_ODP_FAULTS,
+	SROCE_CNT_ODP_FAULT_ERRORS,
+	SROCE_CNT_ODP_FAULT_DROPS,
 	/* Not a count: the bytes held now (sroce_dev.held_bytes). */
 	SROCE_CNT_RX_HELD_BYTES,
 	SROCE_CNT_MAX,
@@ -122,6 +125,8 @@ struct sroce_dev {
 	/* Memory regions and windows by key; see keys.h, mr.h and mw.h. */
 	struct sroce_key_table keys;
 	atomic_t num_mr;
+	/* Pages registered on demand, against sroce_odp_max_pages() (odp.c). */
+	atomic_long_t odp_pages;
 	atomic_t num_mw;
 	atomic_t num_cq;
 

@@ -54,6 +54,10 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_MAX] = {
 	[SROCE_CNT_RP_CNP_HANDLED] = { .name = "rp_cnp_handled" },
 	[SROCE_CNT_RP_CNP_IGNORED] = { .name = "rp_cnp_ignored" },
 	[SROCE_CNT_RP_PACING_WAITS] = { .name = "rp_pacing_waits" },
+	/* On-demand paging (odp.c). */
+	[SROCE_CNT_ODP_FAULTS] = { .name = "odp_faults" },
+	[SROCE_CNT_ODP_FAULT_ERRORS] = { .name = "odp_fault_errors" },
+	[SROCE_CNT_ODP_FAULT_DROPS] = { .name = "rx_odp_fault_drops" },
 	[SROCE_CNT_RX_HELD_BYTES] = { .name = "rx_held_bytes" },
 };
 

@@ -11,6 +11,7 @@
 #include "sroce.h"
 #include "limits.h"
 #include "mr.h"
+#include "odp.h"
 
 /*
  * Kernel consumers' "all of memory" region. With no DMA device, the core
@@ -22,7 +23,7 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
 	struct sroce_mr *mr;
 	int err;
 
-	err = sroce_mr_check_access(access);
+	err = sroce_mr_check_access(access, false);
 	if (err)
 		return ERR_PTR(err);
 
@@ -37,23 +38,38 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
 	return &mr->ib_mr;
 }
 
-/* A user region over pinned pages, built but not yet published. */
+/*
+ * A user region, built but not yet published: over pinned pages, or on
+ * demand (odp.h) with IB_ACCESS_ON_DEMAND.
+ */
 static struct sroce_mr *sroce_user_mr_build(struct ib_pd *pd, u64 start,
 					    u64 length, u64 iova, int access)
 {
+	bool on_demand = access & IB_ACCESS_ON_DEMAND;
 	struct ib_umem *umem;
 	struct sroce_mr *mr;
 	int err;
 
-	err = sroce_mr_check_access(access);
+	err = sroce_mr_check_access(access, true);
 	if (err)
 		return ERR_PTR(err);
+	/* Implicit ODP asks for all of it: refused by sroce_odp_mr_init(). */
+	if (on_demand && !start && length == U64_MAX)
+		return ERR_PTR(-EOPNOTSUPP);
 	if (!length || length > SROCE_MAX_MR_SIZE || iova + length < iova)
 		return ERR_PTR(-EINVAL);
 
-	mr = sroce_mr_alloc(to_sroce_dev(pd->device), pd, SROCE_MR_USER);
+	mr = sroce_mr_alloc(to_sroce_dev(pd->device), pd,
+			    on_demand ? SROCE_MR_ODP : SROCE_MR_USER);
 	if (IS_ERR(mr))
 		return mr;
+	if (on_demand) {
+		/* Nothing is pinned or faulted in now. */
+		err = sroce_odp_mr_init(mr, start, length, access);
+		if (err)
+			goto err_free;
+		return mr;
+	}
 
 	/* Pins the pages; EFAULT if [start, start + length) is not mapped. */
 	umem = ib_umem_get(pd->device, start, length, access);
@@ -113,7 +129,7 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ib_mr, int flags,
 	struct sroce_mr *old = to_sroce_mr(ib_mr), *mr;
 	int err;
 
-	if (old->kind != SROCE_MR_USER)
+	if (old->kind != SROCE_MR_USER && old->kind != SROCE_MR_ODP)
 		return ERR_PTR(-EINVAL);
 	/* The core passes the new PD, or the current one. */
 	if (!(flags & IB_MR_REREG_TRANS)) {

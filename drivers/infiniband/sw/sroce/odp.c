@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/* On-demand paging regions and the engines' page faults; see odp.h. */
+#include <linux/mm.h>
+#include <linux/mmu_notifier.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
+
+#include "sroce.h"
+#include "mr.h"
+#include "odp.h"
+#include "qp.h"
+
+/* Entries cleared per hold of the write lock (bottom halves are off). */
+#define SROCE_ODP_UNMAP_BATCH	512
+
+static struct workqueue_struct *sroce_odp_wq;
+
+void sroce_odp_caps(struct ib_device_attr *attr)
+{
+	u32 common = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		     IB_ODP_SUPPORT_SRQ_RECV;
+
+	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.per_transport_caps.rc_odp_caps =
+		common | IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		IB_ODP_SUPPORT_ATOMIC;
+	attr->odp_caps.per_transport_caps.uc_odp_caps =
+		common | IB_ODP_SUPPORT_WRITE;
+	attr->odp_caps.per_transport_caps.ud_odp_caps = common;
+}
+
+/* --- the region ---------------------------------------------------------- */
+
+void sroce_odp_read_lock(struct sroce_mr *mr)
+	__acquires(&mr->odp_lock)
+{
+	read_lock(&mr->odp_lock);
+}
+
+void sroce_odp_read_unlock(struct sroce_mr *mr)
+	__releases(&mr->odp_lock)
+{
+	read_unlock(&mr->odp_lock);
+}
+
+/*
+ * The kernel takes [start, end) of the process's memory away: clear those
+ * entries, waiting for the engines that are inside them. Sleeps; a
+ * caller that cannot wait (the OOM reaper) is refused, as the notifier
+ * API allows, and retries.
+ */
+static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
+				 const struct mmu_notifier_range *range,
+				 unsigned long cur_seq)
+{
+	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
+					       notifier);
+	struct sroce_mr *mr = smp_load_acquire(&odp->private);
+	u64 step = (u64)SROCE_ODP_UNMAP_BATCH << odp->page_shift;
+	u64 start, end, pos;
+
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+	mutex_lock(&odp->umem_mutex);
+	mmu_interval_set_seq(mni, cur_seq);
+	start = max_t(u64, range->start, ib_umem_start(odp));
+	end = min_t(u64, range->end, ib_umem_end(odp));
+	/* Nothing was faulted in before the region was wired to @mr. */
+	for (pos = start; mr && odp->npages && pos < end; pos += step) {
+		write_lock_bh(&mr->odp_lock);
+		ib_umem_odp_unmap_dma_pages(odp, pos, min(end, pos + step));
+		write_unlock_bh(&mr->odp_lock);
+	}
+	mutex_unlock(&odp->umem_mutex);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops sroce_odp_notifier_ops = {
+	.invalidate = sroce_odp_invalidate,
+};
+
+/*
+ * The core keeps 16 bytes of lists per registered page of an on-demand
+ * region, present or not, and does not charge them to the process: a
+ * region over unmapped address space costs the user nothing and the
+ * kernel 1/256 of its length. So a device registers at most this many
+ * pages on demand, all users together: four times the memory, whose
+ * lists take 1/64 of it.
+ */
+static unsigned long sroce_odp_max_pages(void)
+{
+	return 4 * totalram_pages();
+}
+
+int sroce_odp_mr_init(struct sroce_mr *mr, u64 start, u64 length, int access)
+{
+	struct sroce_dev *sdev = mr->sdev;
+	unsigned long pages;
+	struct ib_umem_odp *odp;
+
+	pages = (ALIGN(start + length, PAGE_SIZE) -
+		 ALIGN_DOWN(start, PAGE_SIZE)) >> PAGE_SHIFT;
+	if (atomic_long_add_return(pages, &sdev->odp_pages) >
+	    sroce_odp_max_pages()) {
+		atomic_long_sub(pages, &sdev->odp_pages);
+		return -ENOMEM;
+	}
+	mr->odp_charged = pages;
+	odp = ib_umem_odp_get(mr->pd->device, start, length, access,
+			      &sroce_odp_notifier_ops);
+	if (IS_ERR(odp))
+		return PTR_ERR(odp);
+	rwlock_init(&mr->odp_lock);
+	mr->odp = odp;
+	mr->umem = &odp->umem;
+	smp_store_release(&odp->private, mr);
+	return 0;
+}
+
+void sroce_odp_mr_uncharge(struct sroce_mr *mr)
+{
+	atomic_long_sub(mr->odp_charged, &mr->sdev->odp_pages);
+	mr->odp_charged = 0;
+}
+
+/* The user address of region address @iova. */
+static u64 sroce_odp_va(const struct sroce_mr *mr, u64 mr_iova, u64 iova)
+{
+	return mr->odp->umem.address + (iova - mr_iova);
+}
+
+int sroce_odp_locate(struct sroce_mr *mr, u64 mr_iova, u64 iova, bool write,
+		     struct page **page, u32 *offset, u32 *avail)
+{
+	struct ib_umem_odp *odp = mr->odp;
+	u64 va = sroce_odp_va(mr, mr_iova, iova);
+	u64 need = write ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT;
+	u64 idx, entry;
+	unsigned long kva;
+
+	if (va < ib_umem_start(odp) || va >= ib_umem_end(odp))
+		return -EFAULT;
+	idx = (va - ib_umem_start(odp)) >> odp->page_shift;
+	/* The fault work item may be filling it in meanwhile. */
+	entry = READ_ONCE(odp->dma_list[idx]);
+	if (!(entry & need))
+		return -EAGAIN;
+	/* A virtual-DMA device's "DMA address" is the page's kernel one. */
+	kva = (entry & ODP_DMA_ADDR_MASK) +
+	      (va & ((1UL << odp->page_shift) - 1));
+	*page = virt_to_page(kva);
+	*offset = offset_in_page(kva);
+	*avail = PAGE_SIZE - *offset;
+	return 0;
+}
+
+/*
+ * Makes [iova, iova + len) present for @write. Process context, sleeps;
+ * the caller holds a region reference. 0 or -EFAULT.
+ */
+static int sroce_odp_fault_in(struct sroce_mr *mr, u64 iova, u32 len,
+			      bool write)
+{
+	struct ib_umem_odp *odp = mr->odp;
+	u64 mask = ODP_READ_ALLOWED_BIT;
+	u64 mr_iova, mr_length;
+	unsigned int seq;
+	int ret;
+
+	do {
+		seq = read_seqbegin(&mr->reg_lock);
+		mr_iova = mr->iova;
+		mr_length = mr->length;
+	} while (read_seqretry(&mr->reg_lock, seq));
+	/* Ahead of a packet, up to the region's end at most. */
+	if (iova >= mr_iova && iova - mr_iova < mr_length)
+		len = min_t(u64, len, mr_length - (iova - mr_iova));
+	if (!len || !sroce_range_ok(mr_iova, mr_length, iova, len))
+		return -EFAULT;
+	if (write) {
+		if (!odp->umem.writable)
+			return -EFAULT;
+		mask |= ODP_WRITE_ALLOWED_BIT;
+	}
+	ret = ib_umem_odp_map_dma_and_lock(odp,
+					   sroce_odp_va(mr, mr_iova, iova),
+					   len, mask, true);
+	if (ret < 0)
+		return -EFAULT;
+	/* Held on success only: the entries are in, nothing more to do. */
+	mutex_unlock(&odp->umem_mutex);
+	return 0;
+}
+
+/* --- fault slots --------------------------------------------------------- */
+
+static bool sroce_odp_failed(const struct sroce_odp_fault *f,
+			     const struct sroce_mr *mr, u64 iova, u32 len,
+			     bool write)
+{
+	return f->failed_mr == mr && f->failed_key == mr->key &&
+	       iova >= f->failed_start && iova + len <= f->failed_end &&
+	       (f->failed_write || !write);
+}
+
+static void sroce_odp_fault_work(struct work_struct *work)
+{
+	struct sroce_odp_fault *f = container_of(work, struct sroce_odp_fault,
+						 work);
+	struct sroce_dev *sdev = to_sroce_dev(f->qp->ib_qp.device);
+	struct sroce_mr *mr;
+	u32 len, ahead;
+	bool write;
+	u64 iova;
+	int ret = -EFAULT;
+
+	spin_lock_bh(&f->lock);
+	mr = f->mr;
+	iova = f->iova;
+	len = f->len;
+	ahead = f->ahead;
+	write = f->write;
+	spin_unlock_bh(&f->lock);
+	if (!mr)
+		return;
+
+	/* The rest of the message may run into a hole the packet does not. */
+	if (ahead > len)
+		ret = sroce_odp_fault_in(mr, iova, ahead, write);
+	if (ret)
+		ret = sroce_odp_fault_in(mr, iova, len, write);
+	sroce_count(sdev, ret ? SROCE_CNT_ODP_FAULT_ERRORS :
+				SROCE_CNT_ODP_FAULTS);
+
+	spin_lock_bh(&f->lock);
+	if (ret) {
+		f->failed_mr = mr;
+		f->failed_key = mr->key;
+		f->failed_start = iova;
+		f->failed_end = iova + len;
+		f->failed_write = write;
+	}
+	f->mr = NULL;
+	spin_unlock_bh(&f->lock);
+	sroce_mr_put(mr);
+
+	if (f->rcv)
+		sroce_engine_kick_recv(f->qp);
+	else
+		sroce_engine_kick_send(f->qp);
+}
+
+void sroce_odp_fault_init(struct sroce_odp_fault *f, struct sroce_qp *qp,
+			  bool rcv)
+{
+	memset(f, 0, sizeof(*f));
+	INIT_WORK(&f->work, sroce_odp_fault_work);
+	spin_lock_init(&f->lock);
+	f->qp = qp;
+	f->rcv = rcv;
+}
+
+int sroce_odp_fault_ask(struct sroce_odp_fault *f, struct sroce_mr *mr,
+			u64 iova, u32 len, u32 ahead, bool write)
+{
+	int ret = -EINPROGRESS;
+
+	if (!f)
+		return -EFAULT;
+	spin_lock_bh(&f->lock);
+	if (f->dead) {
+		ret = -EFAULT;
+	} else if (f->mr) {
+		/* One at a time: this one is asked for again after the kick. */
+	} else if (sroce_odp_failed(f, mr, iova, len, write)) {
+		f->failed_mr = NULL;
+		ret = -EFAULT;
+	} else {
+		f->failed_mr = NULL;
+		refcount_inc(&mr->ref);
+		f->mr = mr;
+		f->iova = iova;
+		f->len = len;
+		f->ahead = max(len, ahead);
+		f->write = write;
+		queue_work(sroce_odp_wq, &f->work);
+	}
+	spin_unlock_bh(&f->lock);
+	return ret;
+}
+
+bool sroce_odp_fault_pending(struct sroce_odp_fault *f)
+{
+	return READ_ONCE(f->mr) != NULL;
+}
+
+void sroce_odp_fault_stop(struct sroce_odp_fault *f)
+{
+	struct sroce_mr *mr;
+
+	spin_lock_bh(&f->lock);
+	f->dead = true;
+	spin_unlock_bh(&f->lock);
+	cancel_work_sync(&f->work);
+	/* Cancelled before it ran: its reference is ours to drop. */
+	spin_lock_bh(&f->lock);
+	mr = f->mr;
+	f->mr = NULL;
+	spin_unlock_bh(&f->lock);
+	if (mr)
+		sroce_mr_put(mr);
+}
+
+int sroce_odp_init(void)
+{
+	/*
+	 * Its own queue: a fault waits for the process's mmap lock and for
+	 * page reclaim, and must not hold up the engines' work items.
+	 */
+	sroce_odp_wq = alloc_workqueue("sroce_odp", WQ_UNBOUND, 0);
+	return sroce_odp_wq ? 0 : -ENOMEM;
+}
+
+void sroce_odp_exit(void)
+{
+	destroy_workqueue(sroce_odp_wq);
+}

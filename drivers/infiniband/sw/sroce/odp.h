@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * On-demand paging: memory regions whose pages are not pinned but faulted
+ * in when the engines first need them, and given up when the kernel
+ * invalidates them (munmap, MADV_DONTNEED, copy-on-write after fork,
+ * migration, reclaim). The design and its reasons are in
+ * docs/2026-12-06-odp-design.md; in short:
+ *
+ * Presence. The core's ib_umem_odp keeps one dma_list entry per page: for
+ * a device without a DMA device (ours) it is the page's kernel address,
+ * with ODP_READ_ALLOWED_BIT / ODP_WRITE_ALLOWED_BIT in its low bits, or 0
+ * when the page is not mapped. The engines never sleep, so they never
+ * fault: they read and write a page only if its entry grants the access,
+ * under the region's @odp_lock held for reading. Our invalidate callback
+ * clears the entries under @odp_lock held for writing, so once it has
+ * returned no engine is still inside a page it took away.
+ *
+ * Faults. An engine that finds a page missing asks its QP's fault slot
+ * (one per engine, struct sroce_odp_fault) to fault the range in and
+ * parks: the requester stops at its WQE, the responder drops the request
+ * and nudges the requester with a sequence NAK once the fault is served,
+ * a UC or UD receive drops the packet. The slot's work item faults with
+ * ib_umem_odp_map_dma_and_lock() (it may sleep) and kicks the engine.
+ * A fault that fails (not mapped, no permission) is remembered, and the
+ * engine's next try for the same range gets the error instead of another
+ * fault: a protection error for our own WQE, a remote access error for
+ * the peer's request. Nothing loops.
+ *
+ * Lock order: the umem's umem_mutex, then @odp_lock. Nothing allocates
+ * with GFP_KERNEL under umem_mutex (reclaim calls our invalidate).
+ */
+#ifndef SROCE_ODP_H
+#define SROCE_ODP_H
+
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+struct sroce_mr;
+struct sroce_qp;
+struct page;
+
+/* The ODP capabilities sroce implements (query_device). */
+void sroce_odp_caps(struct ib_device_attr *attr);
+
+/*
+ * Registration: the umem for [start, start + length) of the calling
+ * process, not pinned, with our invalidate callback. Process context.
+ */
+int sroce_odp_mr_init(struct sroce_mr *mr, u64 start, u64 length,
+		      int access);
+/* Gives back what the region counted against the device's bound. */
+void sroce_odp_mr_uncharge(struct sroce_mr *mr);
+
+/*
+ * The page holding region address @iova (of a region registered at
+ * @mr_iova) if it is present for @write, as sroce_mr_locate() returns
+ * it; -EAGAIN if not. Under sroce_odp_read_lock().
+ */
+int sroce_odp_locate(struct sroce_mr *mr, u64 mr_iova, u64 iova, bool write,
+		     struct page **page, u32 *offset, u32 *avail);
+
+void sroce_odp_read_lock(struct sroce_mr *mr) __acquires(&mr->odp_lock);
+void sroce_odp_read_unlock(struct sroce_mr *mr) __releases(&mr->odp_lock);
+
+/*
+ * A QP engine's fault slot: at most one fault in flight per engine, so a
+ * QP holds at most two region references for faults, each for as long
+ * as one fault takes.
+ *
+ * @lock protects everything below it. The engine that owns the slot asks
+ * (sroce_odp_fault_ask()) under its engine lock; the work item serves.
+ * The QP outlives the work item: destroy calls sroce_odp_fault_stop().
+ */
+struct sroce_odp_fault {
+	struct work_struct work;
+	struct sroce_qp *qp;
+	bool rcv;		/* kick the receive engine, else the send one */
+
+	spinlock_t lock;
+	bool dead;		/* the QP is being destroyed */
+	/*
+	 * In flight: the region (a reference), the range that must come in
+	 * and how much from its start is worth bringing in at once.
+	 */
+	struct sroce_mr *mr;
+	u64 iova;
+	u32 len;
+	u32 ahead;
+	bool write;
+	/*
+	 * The last fault that failed, until the engine asks for a range
+	 * inside it again (and gets the error) or for another one. Only
+	 * compared, never dereferenced: no reference is kept, so that a
+	 * peer that never sends again cannot hold up dereg.
+	 */
+	const struct sroce_mr *failed_mr;
+	u32 failed_key;
+	u64 failed_start;
+	u64 failed_end;
+	bool failed_write;
+};
+
+void sroce_odp_fault_init(struct sroce_odp_fault *f, struct sroce_qp *qp,
+			  bool rcv);
+/*
+ * Bytes of a message faulted in at once, past the packet that found a
+ * page missing: one fault (and, at the responder, one round trip of a
+ * dropped request) per this much rather than per page.
+ */
+#define SROCE_ODP_FAULT_AHEAD	(128 * 1024)
+
+/*
+ * Asks for [@iova, @iova + @len) of @mr to be made present for @write,
+ * and as much of [@iova, @iova + @ahead) as can be (the rest of the
+ * message: @ahead >= @len; only @len must succeed).
+ * -EINPROGRESS: a fault is in flight (this one, or an earlier one the
+ * engine must wait for first); the engine is kicked when it is served.
+ * -EFAULT: the range cannot be faulted in (a fault for it failed, or
+ * @f is NULL: a caller that cannot wait). Any context.
+ */
+int sroce_odp_fault_ask(struct sroce_odp_fault *f, struct sroce_mr *mr,
+			u64 iova, u32 len, u32 ahead, bool write);
+/* A fault is in flight: the engine waits for its kick. */
+bool sroce_odp_fault_pending(struct sroce_odp_fault *f);
+/* Destroy: no fault is asked for or served after it. Sleeps. */
+void sroce_odp_fault_stop(struct sroce_odp_fault *f);
+
+int sroce_odp_init(void);
+void sroce_odp_exit(void);
+
+#endif /* SROCE_ODP_H */
