@@ -25,7 +25,9 @@
 # (kverbs), the bounded engine runs (engine-bounds) and QP chains that
 # would recurse (qp-chain), processes killed mid-transfer with their
 # pages freed under queued packets (rc-kill), devices removed while data
-# flows (teardown-load) and rmmod with devices bound (module-reload).
+# flows (teardown-load), rmmod with devices bound (module-reload), and
+# on-demand paging regions whose pages are faulted in and invalidated
+# under the engines (odp).
 # PATTERN (an extended regex on "guest/<case>") runs others instead.
 #
 # A case fails, besides its own checks, on any report in the guest's
@@ -49,7 +51,7 @@ set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CASES=(rc-data uc-data ud-semantics srq atomics rdma-cm nvme-rdma kverbs
-       engine-bounds qp-chain rc-kill teardown-load module-reload)
+       engine-bounds qp-chain rc-kill teardown-load module-reload odp)
 pattern=${1:-^guest/($(IFS='|'; echo "${CASES[*]}"))\$}
 timeout=${DEBUG_TIMEOUT:-2400}
 

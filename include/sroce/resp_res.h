@@ -87,6 +87,8 @@ u32 sroce_rres_read_last(u32 mtu, u32 psn, u64 len);
 
 void sroce_rres_reset(struct sroce_rres_ring *ring);
 struct sroce_resp_res *sroce_rres_new(struct sroce_rres_ring *ring);
+/* Whether sroce_rres_new() would find a slot; changes nothing. */
+bool sroce_rres_has_room(const struct sroce_rres_ring *ring);
 void sroce_rres_start_read(struct sroce_rres_ring *ring,
 			   struct sroce_resp_res *res, u32 mtu, u32 psn,
 			   u64 va, u32 len, u32 rkey);

@@ -21,10 +21,27 @@
 #  - errors: remote WRITE, READ and atomics into a munmapped or never
 #    mapped part of an MR (IBV_WC_REM_ACCESS_ERR), local SEND and WRITE
 #    gathered from one (IBV_WC_LOC_PROT_ERR), WRITE into an MR over a
-#    PROT_READ mapping (IBV_WC_REM_ACCESS_ERR).
+#    PROT_READ mapping (IBV_WC_REM_ACCESS_ERR); WRITEs into and from
+#    memfd_secret() memory (remote access and local protection errors,
+#    the memory unchanged; on 6.12, whose secret memory is on by default);
+#  - invalidation while traffic runs: for 2.5 s another thread changes
+#    A's source under RC WRITEs and SENDs (mmap(MAP_FIXED) of another
+#    file, copy-on-write, fork() with the child writing its copy,
+#    MADV_DONTNEED): every packet arrives whole, of a generation of the
+#    source no older than the last change done before the post, never
+#    the child's bytes or foreign memory; then B's target is dropped by
+#    MADV_DONTNEED every 1 ms, then every 100 ms (1.5 s each) under WRITEs
+#    and SENDs, which all complete successfully (one starved by the 1 ms
+#    drops must complete once they stop);
+#  - implicit ODP (NULL, SIZE_MAX) is refused (EOPNOTSUPP);
+#  - the device's bound: 4 x MemTotal registered on demand, then ENOMEM;
+#    a deregistration gives its pages back.
 # Afterwards each device's hw counter odp_faults (page-fault requests
 # served) must be above 0: B faults in the targets and receive buffers,
 # A its never-touched sources, READ sinks and atomic results.
+# sroce only: perftest with --odp (ib_write_bw, ib_read_bw, ib_send_bw,
+# 64 KiB x 200): each side exits 0 and prints its result row, and each
+# device's odp_faults grows over each run (the buffers really are ODP).
 # Topology: rdma_pair (sroce0 on veth0 here, sroce1 on veth1 in namespace
 # "peer"). On rxe (rxe0 for both sides), which has no ODP on our kernels,
 # odp -r only checks that it says so and refuses an ODP registration
@@ -47,6 +64,27 @@ if [[ $SROCE_IMPL == sroce ]]; then
 		((n > 0)) || fail "$d: odp_faults is $n after the first-touch transfers"
 	done
 	log "counters: $SDEV: $(dev_counters "$SDEV"); $CDEV: $(dev_counters "$CDEV")"
+
+	# odp_perftest NAME TOOL: TOOL --odp, 64 KiB x 200; both devices
+	# fault pages in for it.
+	odp_perftest() {
+		local name=$1 tool=$2 d before=() n i=0
+		for d in "$SDEV" "$CDEV"; do
+			before+=("$(port_counter "$d" odp_faults)")
+		done
+		local_perftest "$name" 65536 "$tool" -s 65536 -n 200 --odp
+		for d in "$SDEV" "$CDEV"; do
+			n=$(port_counter "$d" odp_faults)
+			((n > before[i])) ||
+				fail "$name: $d odp_faults stayed at $n: no ODP region used"
+			log "$name: $d odp_faults +$((n - before[i]))"
+			i=$((i + 1))
+		done
+	}
+	TOOL_TIMEOUT=60
+	odp_perftest odp_write_bw ib_write_bw
+	odp_perftest odp_read_bw ib_read_bw
+	odp_perftest odp_send_bw ib_send_bw
 fi
 
 rdma_pair_done

@@ -90,6 +90,11 @@ static void run_script(const struct step *steps, struct script *sc)
 		switch (s->ev) {
 		case READ:
 		case ATOMIC:
+			/* The responder asks first, then executes, then takes. */
+			if (sroce_rres_has_room(&sc->ring) != s->want)
+				UNIT_FAIL("step %d: has_room %d, want %d", n,
+					  sroce_rres_has_room(&sc->ring),
+					  s->want);
 			res = sroce_rres_new(&sc->ring);
 			if (!!res != s->want)
 				UNIT_FAIL("step %d: slot %p, want %d", n,

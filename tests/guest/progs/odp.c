@@ -52,7 +52,52 @@
  *    IBV_WC_REM_ACCESS_ERR, nothing lands locally; a SEND and a WRITE
  *    gathered from such a part of the sender's MR - IBV_WC_LOC_PROT_ERR,
  *    nothing arrives; a WRITE into an MR with remote write access over a
- *    PROT_READ mapping - IBV_WC_REM_ACCESS_ERR, the file unchanged.
+ *    PROT_READ mapping - IBV_WC_REM_ACCESS_ERR, the file unchanged;
+ *  - memfd_secret() memory, which is not in the kernel's own map: a WRITE
+ *    into B's ODP MR over it - IBV_WC_REM_ACCESS_ERR, a WRITE gathered
+ *    from A's - IBV_WC_LOC_PROT_ERR, neither changes it (said and skipped
+ *    where the kernel has none: 6.1 by default);
+ *  - invalidation while traffic runs: A's 16-page source is a MAP_PRIVATE
+ *    mapping of a memfd of "generation" g (each 1024-byte chunk - the
+ *    packet it travels in, which the requester reads at once - holds g,
+ *    its offset, then pattern g), which another thread changes for 2.5 s,
+ *    in turn: mmap(MAP_FIXED) of a new memfd of g + 1 over it (the munmap
+ *    and the map in one call: a moment without a mapping would fail the
+ *    transfer, rightly); a copy-on-write of every page (the same bytes);
+ *    fork(), the child writing a generation never published into its
+ *    copy; g + 1 written into the memfd under the private copies, then
+ *    MADV_DONTNEED of those, so that the file shows. A change to g is
+ *    published as begun before its first step and as done once its last
+ *    system call has returned (its invalidation is over). Meanwhile RC
+ *    WRITEs and SENDs (every third) of the whole source, one at a time,
+ *    into B's ODP memory (a shared mapping of a memfd, which fork()
+ *    leaves alone), zeroed before each: every chunk that arrives is
+ *    whole of one generation, no older than the one done before the
+ *    post and no newer than the one begun at the completion (so exactly
+ *    that one if no change was under way), never a child's, never zeros
+ *    or foreign bytes. A page may mix two generations only between its
+ *    packets, with a change under way. A transfer not complete after
+ *    1 s pauses the changes, and must then complete (counted). The
+ *    counts of transfers, pages of two generations, generations and
+ *    changes of each kind are reported;
+ *  - the other way: B's target (private anonymous memory) dropped by
+ *    MADV_DONTNEED every millisecond, then every 100 ms, for 1.5 s each,
+ *    while A WRITEs and SENDs into it: each completes successfully (what
+ *    lands is not checked). A transfer still waiting when the drops
+ *    stop must complete then: a page dropped again before the packet
+ *    that faulted it in is sent again is missing again, and with drops
+ *    faster than that round trip a transfer may not progress until they
+ *    stop (reported). A WRITE after lands whole;
+ *  - implicit ODP, a registration of (NULL, SIZE_MAX), is refused with
+ *    EOPNOTSUPP on both devices;
+ *  - the device's bound, 4 x MemTotal registered on demand by all users
+ *    together (nothing else may hold ODP regions on DEV_A then), checked
+ *    over reserved PROT_NONE address space (an ODP registration needs no
+ *    memory): one registration of 4 x MemTotal + 1 GiB is refused with
+ *    ENOMEM; floor(4 x MemTotal / 1 GiB) registrations of 1 GiB fit, the
+ *    next is refused with ENOMEM, a registration of the rest up to the
+ *    bound fits, one page more is refused; a deregistration of 1 GiB
+ *    lets another one in; with all deregistered, 1 GiB fits again.
  * -r (rdma_rxe, which has no ODP on our kernels): only checks that the
  * devices report no IBV_ODP_SUPPORT and that a registration with
  * IBV_ACCESS_ON_DEMAND fails with EOPNOTSUPP or EINVAL, reported on a
@@ -63,11 +108,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,6 +149,19 @@
 #define UD_SRC		(PAGE - 300)
 #define QKEY		0x0d0d0d0du
 #define IMM		0x0dd0beefu
+#define RACE_LEN	(16 * PAGE)	/* the races' sources and targets */
+#define CHUNK		1024u		/* a packet, at path MTU 1024 */
+#define CHUNK_HDR	8		/* its generation and offset */
+#define RACE_MS		2500		/* the source changed meanwhile */
+#define DROP_MS		1500		/* the target dropped meanwhile */
+#define DROP_FAST_US	1000		/* every so often, */
+#define DROP_SLOW_US	100000		/* and so */
+#define STARVE_MS	1000		/* then a transfer pauses them */
+#define NAP_US		1000		/* between two changes */
+#define CHILD_GEN	0x0c41d0u	/* what fork()ed children write */
+#define MAX_GEN		(1u << 16)	/* generations stay below */
+#define GIB		(1ull << 30)
+#define IMPLICIT_ERR	EOPNOTSUPP	/* implicit ODP: what reg_mr says */
 #define USAGE		"usage: odp [-r] DEV_A GID_A DEV_B GID_B"
 
 #define LW		IBV_ACCESS_LOCAL_WRITE
@@ -1118,6 +1179,655 @@ static void test_readonly_target(void)
 	free_region(&ro);
 }
 
+/*
+ * A region over memfd_secret() memory on @e, holding pattern next_seed;
+ * false if this kernel has no secret memory (6.1 without the boot
+ * parameter secretmem.enable=1).
+ */
+static int secret_region(struct end *e, struct region *r, unsigned int access)
+{
+	int fd = syscall(SYS_memfd_secret, 0);
+
+	if (fd < 0)
+		return 0;
+	CHECK(!ftruncate(fd, REGION), "ftruncate: %s", strerror(errno));
+	map_region(r, REGION, fd, next_seed++, PROT_READ | PROT_WRITE);
+	/* The process may use its secret pages; the kernel may not. */
+	fill_pattern(r->p, REGION, r->seed, 0);
+	reg_odp(e, r, access);
+	return 1;
+}
+
+/*
+ * memfd_secret() pages are not in the kernel's own map, so no engine
+ * may copy to or from them: a WRITE into B's ODP MR over them fails with
+ * IBV_WC_REM_ACCESS_ERR, a WRITE gathered from A's with
+ * IBV_WC_LOC_PROT_ERR; neither changes them.
+ */
+static void test_secret(void)
+{
+	const char *in = "RC write into an ODP MR over memfd_secret() memory";
+	const char *out = "RC write gathered from an ODP MR over memfd_secret() memory";
+	struct region src, dst, sec;
+	struct ibv_send_wr good, bad;
+	struct ibv_sge sge[2];
+
+	connect_pair(IBV_QPT_RC, NULL);
+	if (!secret_region(&b, &sec, LW | IBV_ACCESS_REMOTE_WRITE)) {
+		printf("ok no memfd_secret() on this kernel (%s): secret memory not checked\n",
+		       strerror(errno));
+		destroy_pair(&a, &b);
+		return;
+	}
+	memfd_src(&src, REGION);
+	fresh_anon(&b, &dst, REGION, LW | IBV_ACCESS_REMOTE_WRITE);
+	good = wr_of(&sge[0], IBV_WR_RDMA_WRITE, &src, SRC_AT, SMALL, &dst,
+		     DST_AT);
+	bad = wr_of(&sge[1], IBV_WR_RDMA_WRITE, &src, SRC_AT, SMALL, &sec,
+		    DST_AT);
+	good_then_bad(&good, &bad, IBV_WC_REM_ACCESS_ERR, in);
+	check_pattern(sec.p, sec.len, sec.seed, 0, "the secret memory");
+	destroy_pair(&a, &b);
+	free_region(&sec);
+	free_region(&dst);
+
+	connect_pair(IBV_QPT_RC, NULL);
+	CHECK(secret_region(&a, &sec, 0), "memfd_secret: %s", strerror(errno));
+	fresh_anon(&b, &dst, REGION, LW | IBV_ACCESS_REMOTE_WRITE);
+	good = wr_of(&sge[0], IBV_WR_RDMA_WRITE, &src, SRC_AT, SMALL, &dst,
+		     DST_AT);
+	bad = wr_of(&sge[1], IBV_WR_RDMA_WRITE, &sec, SRC_AT, SMALL, &dst,
+		    DST_AT + SMALL + GUARD);
+	good_then_bad(&good, &bad, IBV_WC_LOC_PROT_ERR, out);
+	check_zero(dst.p + DST_AT + SMALL, SMALL + 2 * GUARD, out);
+	check_pattern(sec.p, sec.len, sec.seed, 0, "the secret memory");
+	destroy_pair(&a, &b);
+	free_region(&sec);
+	free_region(&dst);
+	free_region(&src);
+}
+
+/* --- invalidation while traffic runs ----------------------------------- */
+
+/* Generation @gen of the RACE_LEN bytes of a race buffer, to @p. */
+static void fill_gen(uint8_t *p, uint32_t gen)
+{
+	uint32_t off, i;
+
+	for (off = 0; off < RACE_LEN; off += CHUNK) {
+		memcpy(p + off, &gen, sizeof(gen));
+		memcpy(p + off + sizeof(gen), &off, sizeof(off));
+		for (i = CHUNK_HDR; i < CHUNK; i++)
+			p[off + i] = pattern_byte(gen, off + i);
+	}
+}
+
+/*
+ * The generation that the CHUNK bytes at @c, offset @off of a race
+ * buffer, are whole of; fails if they are no generation's.
+ */
+static uint32_t chunk_gen(const uint8_t *c, uint32_t off, const char *what)
+{
+	uint32_t gen, at, i;
+
+	memcpy(&gen, c, sizeof(gen));
+	memcpy(&at, c + sizeof(gen), sizeof(at));
+	CHECK(gen != CHILD_GEN,
+	      "%s: the chunk at %u holds what a fork()ed child wrote into its copy of the source",
+	      what, off);
+	CHECK(gen && gen < MAX_GEN && at == off,
+	      "%s: the chunk at %u is no generation's (it starts %#x %#x): not written, or not from the process's memory",
+	      what, off, gen, at);
+	for (i = CHUNK_HDR; i < CHUNK; i++)
+		CHECK(c[i] == pattern_byte(gen, off + i),
+		      "%s: the chunk at %u starts as generation %u, but its byte %u is %#x, expected %#x: one packet mixes different memory",
+		      what, off, gen, i, c[i], pattern_byte(gen, off + i));
+	return gen;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000 +
+	       (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static void nap_us(long us)
+{
+	struct timespec t = { 0, us * 1000 };
+
+	nanosleep(&t, NULL);
+}
+
+/*
+ * A's source of the race and the thread that changes it. A change to
+ * generation g is @begun = g before its first step, @done = g once its
+ * last system call has returned (its invalidation is over).
+ */
+struct race {
+	uint8_t *src;		/* RACE_LEN bytes, MAP_PRIVATE of @fd */
+	int fd;			/* the memfd of the newest generation */
+	uint8_t *buf;		/* where a generation is put together */
+	atomic_uint begun;
+	atomic_uint done;
+	atomic_int pause;	/* no change until it is cleared */
+	atomic_int stop;
+	unsigned long remaps, cows, forks, dontneeds;
+};
+
+/* Generation @gen into the memfd @fd, by pwrite(2). */
+static void gen_pwrite(struct race *r, int fd, uint32_t gen)
+{
+	size_t off;
+	ssize_t n;
+
+	fill_gen(r->buf, gen);
+	for (off = 0; off < RACE_LEN; off += n) {
+		n = pwrite(fd, r->buf + off, RACE_LEN - off, off);
+		CHECK(n > 0, "race: pwrite to the memfd: %s", strerror(errno));
+	}
+}
+
+static int gen_memfd(struct race *r, uint32_t gen)
+{
+	int fd = memfd_create("odp-race", MFD_CLOEXEC);
+
+	CHECK(fd >= 0, "race: memfd_create: %s", strerror(errno));
+	gen_pwrite(r, fd, gen);
+	return fd;
+}
+
+static void gen_publish(atomic_uint *at, uint32_t gen)
+{
+	atomic_store_explicit(at, gen, memory_order_release);
+}
+
+/* A pause between two changes, longer while the traffic asks for one. */
+static void race_nap(struct race *r)
+{
+	do
+		nap_us(NAP_US);
+	while (atomic_load(&r->pause) && !atomic_load(&r->stop));
+}
+
+/*
+ * Until told to stop, in turn: another file mapped over the source by
+ * one mmap(MAP_FIXED) (the old mapping unmapped and the new one mapped
+ * under the process's mmap lock: never a moment without a mapping, which
+ * would fail the transfer, rightly); a private copy of every page, of the
+ * same bytes (copy-on-write: nothing for the peer to see); fork(), the
+ * child writing CHILD_GEN into its copy; the next generation written into
+ * the file under the private copies, and MADV_DONTNEED of those, so that
+ * the file shows.
+ */
+static void *race_mutator(void *arg)
+{
+	struct race *r = arg;
+	volatile uint8_t *v = r->src;
+	uint32_t gen = atomic_load(&r->done);
+	size_t i;
+	pid_t pid;
+	int fd, st;
+
+	while (!atomic_load(&r->stop)) {
+		fd = gen_memfd(r, gen + 1);
+		gen_publish(&r->begun, gen + 1);
+		CHECK(mmap(r->src, RACE_LEN, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_FIXED, fd, 0) == r->src,
+		      "race: mmap(MAP_FIXED): %s", strerror(errno));
+		close(r->fd);
+		r->fd = fd;
+		gen_publish(&r->done, ++gen);
+		r->remaps++;
+		race_nap(r);
+
+		for (i = 0; i < RACE_LEN; i += PAGE)
+			v[i] = v[i];
+		r->cows++;
+		race_nap(r);
+
+		pid = fork();
+		CHECK(pid >= 0, "race: fork: %s", strerror(errno));
+		if (!pid) {
+			fill_gen(r->src, CHILD_GEN);
+			_exit(0);
+		}
+		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		      !WEXITSTATUS(st), "race: the child: status %#x", st);
+		r->forks++;
+		race_nap(r);
+
+		gen_pwrite(r, r->fd, gen + 1);
+		gen_publish(&r->begun, gen + 1);
+		CHECK(!madvise(r->src, RACE_LEN, MADV_DONTNEED),
+		      "race: madvise: %s", strerror(errno));
+		gen_publish(&r->done, ++gen);
+		r->dontneeds++;
+		race_nap(r);
+	}
+	return NULL;
+}
+
+/* What the race's transfers brought. */
+struct race_count {
+	unsigned long writes, sends;
+	unsigned long racing;	/* with a change under way */
+	unsigned long mixed;	/* pages of two generations (racing ones) */
+	unsigned long paused;	/* waited STARVE_MS: the changes paused */
+	long longest;		/* ms, the longest transfer */
+	uint32_t lo, hi;	/* the generations seen */
+	unsigned long distinct;
+	uint8_t seen[MAX_GEN];
+};
+
+/*
+ * @dst after a transfer of the whole source, posted once generation @lo
+ * was done and completed before a change beyond @hi had begun: each
+ * CHUNK is whole of a generation in [@lo, @hi]. (A packet is read at
+ * once, but a page takes 4 of them: a change between two shows.)
+ */
+static void check_race_dst(const uint8_t *dst, uint32_t lo, uint32_t hi,
+			   struct race_count *c, const char *what)
+{
+	uint32_t off, gen, first = 0;
+	int mixed = 0;
+
+	for (off = 0; off < RACE_LEN; off += CHUNK) {
+		gen = chunk_gen(dst + off, off, what);
+		CHECK(gen >= lo,
+		      "%s: the chunk at %u is of generation %u, but generation %u had replaced it before the transfer was posted",
+		      what, off, gen, lo);
+		CHECK(gen <= hi,
+		      "%s: the chunk at %u is of generation %u, which no change had begun to map before the completion (newest: %u)",
+		      what, off, gen, hi);
+		if (!(off % PAGE)) {
+			first = gen;
+			mixed = 0;
+		} else if (gen != first && !mixed) {
+			mixed = 1;
+			c->mixed++;
+		}
+		if (!c->seen[gen]) {
+			c->seen[gen] = 1;
+			c->distinct++;
+		}
+		c->lo = gen < c->lo ? gen : c->lo;
+		c->hi = gen > c->hi ? gen : c->hi;
+	}
+}
+
+/* @wc is A's successful completion of @wr_id, as @opcode. */
+static void check_wc_ok(const struct ibv_wc *wc, uint64_t wr_id,
+			enum ibv_wc_opcode opcode, const char *what)
+{
+	CHECK(wc->wr_id == wr_id && wc->status == IBV_WC_SUCCESS &&
+	      wc->opcode == opcode && wc->qp_num == a.qp->qp_num,
+	      "%s: A's completion wr_id %llu status '%s' opcode %d qp %u, expected wr_id %llu success opcode %d qp %u",
+	      what, (unsigned long long)wc->wr_id,
+	      ibv_wc_status_str(wc->status), wc->opcode, wc->qp_num,
+	      (unsigned long long)wr_id, opcode, a.qp->qp_num);
+}
+
+/*
+ * One WRITE (or SEND, into a receive WQE over all of @dst) of the whole
+ * race source @src into @dst, byte-checked. One that has not completed
+ * after STARVE_MS pauses the changes until it has (within WAIT_MS).
+ */
+static void race_once(struct race *r, const struct region *src,
+		      const struct region *dst, int send,
+		      struct race_count *c)
+{
+	const char *what = send ?
+		"RC send from an ODP source changed meanwhile" :
+		"RC write from an ODP source changed meanwhile";
+	enum ibv_wc_opcode op = send ? IBV_WC_SEND : IBV_WC_RDMA_WRITE;
+	struct ibv_sge sge, rsge;
+	struct ibv_send_wr wr;
+	struct timespec t0;
+	struct ibv_wc wc;
+	uint32_t lo, hi;
+	long took;
+
+	memset(dst->p, 0, RACE_LEN);
+	wr = wr_of(&sge, send ? IBV_WR_SEND : IBV_WR_RDMA_WRITE, src, 0,
+		   RACE_LEN, send ? NULL : dst, 0);
+	if (send) {
+		rsge = sge_in(dst, 0, RACE_LEN);
+		post_recv_sges(&b, wr.wr_id, &rsge, 1);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	lo = atomic_load_explicit(&r->done, memory_order_acquire);
+	post_wr(&a, &wr);
+	if (!conn_poll(a.cq, &wc, STARVE_MS)) {
+		atomic_store(&r->pause, 1);
+		c->paused++;
+		CHECK(conn_poll(a.cq, &wc, WAIT_MS),
+		      "%s: no completion at A %d ms after the changes paused (%ld ms after the post)",
+		      what, WAIT_MS, ms_since(&t0));
+		atomic_store(&r->pause, 0);
+	}
+	took = ms_since(&t0);
+	check_wc_ok(&wc, wr.wr_id, op, what);
+	if (send) {
+		expect_wc(&b, &wc, what, wr.wr_id, IBV_WC_SUCCESS,
+			  IBV_WC_RECV);
+		CHECK(wc.byte_len == RACE_LEN, "%s: byte_len %u", what,
+		      wc.byte_len);
+	}
+	hi = atomic_load_explicit(&r->begun, memory_order_acquire);
+	check_race_dst(dst->p, lo, hi, c, what);
+	if (send)
+		c->sends++;
+	else
+		c->writes++;
+	c->racing += lo != hi;
+	c->longest = took > c->longest ? took : c->longest;
+}
+
+/*
+ * RC WRITEs and SENDs (every third) of A's ODP source into B's ODP
+ * memory for RACE_MS, while race_mutator() changes the source under
+ * them; then, the changes over, one WRITE of the last generation whole.
+ * B's memory is a shared mapping (of a memfd): fork() leaves it alone,
+ * so that only the source is invalidated.
+ */
+static void test_race(void)
+{
+	static struct race_count c;
+	struct race r = { .fd = -1 };
+	struct region src, dst;
+	struct timespec t0;
+	uint32_t last;
+	pthread_t t;
+	int err;
+
+	c.lo = UINT32_MAX;
+	r.buf = malloc(RACE_LEN);
+	CHECK(r.buf, "out of memory");
+	r.fd = gen_memfd(&r, 1);
+	atomic_init(&r.begun, 1);
+	atomic_init(&r.done, 1);
+	atomic_init(&r.pause, 0);
+	atomic_init(&r.stop, 0);
+	r.src = mmap(NULL, RACE_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		     r.fd, 0);
+	CHECK(r.src != MAP_FAILED, "mmap: %s", strerror(errno));
+	src = (struct region){ .p = r.src, .len = RACE_LEN, .fd = -1,
+			       .seed = -1 };
+	reg_odp(&a, &src, 0);
+	memfd_region(&b, &dst, RACE_LEN, -1, PROT_READ | PROT_WRITE,
+		     LW | IBV_ACCESS_REMOTE_WRITE);
+	connect_pair(IBV_QPT_RC, NULL);
+
+	err = pthread_create(&t, NULL, race_mutator, &r);
+	CHECK(!err, "pthread_create: %s", strerror(err));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (ms_since(&t0) < RACE_MS)
+		race_once(&r, &src, &dst, (c.writes + c.sends) % 3 == 2, &c);
+	atomic_store(&r.stop, 1);
+	err = pthread_join(t, NULL);
+	CHECK(!err, "pthread_join: %s", strerror(err));
+	CHECK(c.racing && c.distinct > 1 && r.remaps > 1 && r.forks > 1 &&
+	      r.dontneeds > 1,
+	      "the race raced too little: %lu transfers while a change was under way, %lu generations seen, %lu remaps, %lu forks, %lu MADV_DONTNEEDs",
+	      c.racing, c.distinct, r.remaps, r.forks, r.dontneeds);
+
+	/* Nothing changes any more: the last generation, whole. */
+	last = atomic_load(&r.done);
+	race_once(&r, &src, &dst, 0, &c);
+	CHECK(c.hi == last, "the last write: generation %u seen, %u done",
+	      c.hi, last);
+	printf("ok RC writes and sends from an ODP source changed while they run: %lu WRITE and %lu SEND transfers of %u bytes (the longest %ld ms, %lu waited %d ms and paused the changes), %lu of them while a change was under way, %lu pages arrived of two generations; generations %u to %u arrived (%lu distinct); changes: %lu mmap(MAP_FIXED) of another file, %lu copy-on-write of every page, %lu fork() with the child writing its copy, %lu MADV_DONTNEED; every %u-byte packet whole, of a generation no older than the last change done before the post, none of a child's\n",
+	       c.writes, c.sends, RACE_LEN, c.longest, c.paused, STARVE_MS,
+	       c.racing, c.mixed, c.lo, c.hi, c.distinct, r.remaps, r.cows,
+	       r.forks, r.dontneeds, CHUNK);
+	destroy_pair(&a, &b);
+	free_region(&src);
+	close(r.fd);
+	free_region(&dst);
+	free(r.buf);
+}
+
+/* MADV_DONTNEED of @p for @len bytes, every @nap_us until @stop. */
+struct dropper {
+	uint8_t *p;
+	size_t len;
+	long nap_us;
+	atomic_int stop;
+	unsigned long drops;
+};
+
+static void *drop_loop(void *arg)
+{
+	struct dropper *d = arg;
+
+	while (!atomic_load(&d->stop)) {
+		CHECK(!madvise(d->p, d->len, MADV_DONTNEED),
+		      "madvise: %s", strerror(errno));
+		d->drops++;
+		nap_us(d->nap_us);
+	}
+	return NULL;
+}
+
+static void drop_stop(struct dropper *d, pthread_t t)
+{
+	int err;
+
+	atomic_store(&d->stop, 1);
+	err = pthread_join(t, NULL);
+	CHECK(!err, "pthread_join: %s", strerror(err));
+}
+
+/*
+ * The other way round: B's ODP target (private anonymous memory) is
+ * dropped by MADV_DONTNEED every @every_us while A WRITEs and SENDs
+ * (every third) into it, one at a time, for DROP_MS; what lands is not
+ * checked. Each completes successfully: the responder drops a packet
+ * that finds its page missing, and has the requester send it again once
+ * the fault is served. But if the page is dropped again before the
+ * packet is back, it is missing again: with drops faster than that round
+ * trip a transfer may make no progress until they stop. So the one still
+ * waiting at DROP_MS must complete within WAIT_MS once the drops have
+ * stopped. Then one WRITE lands whole.
+ */
+static void test_target_dropped(long every_us)
+{
+	const char *what = "RC transfer into an ODP target dropped meanwhile";
+	long long faults = odp_faults(dev_b);
+	long long drops = port_counter(dev_b, "rx_odp_fault_drops");
+	unsigned long writes = 0, sends = 0;
+	long left, took, longest = 0, after = -1;
+	struct dropper d = { 0 };
+	struct region src, dst;
+	struct ibv_sge sge, rsge;
+	struct ibv_send_wr wr;
+	struct timespec t0, t1;
+	enum ibv_wc_opcode op;
+	struct ibv_wc wc;
+	char why[128] = "";
+	pthread_t t;
+	int err, send;
+
+	CHECK(drops >= 0, "%s: no hw counter rx_odp_fault_drops", dev_b);
+	connect_pair(IBV_QPT_RC, NULL);
+	memfd_src(&src, REGION);
+	fresh_anon(&b, &dst, RACE_LEN + 2 * PAGE,
+		   LW | IBV_ACCESS_REMOTE_WRITE);
+	d.p = dst.p;
+	d.len = dst.len;
+	d.nap_us = every_us;
+	atomic_init(&d.stop, 0);
+	err = pthread_create(&t, NULL, drop_loop, &d);
+	CHECK(!err, "pthread_create: %s", strerror(err));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (after < 0 && (left = DROP_MS - ms_since(&t0)) > 0) {
+		send = (writes + sends) % 3 == 2;
+		op = send ? IBV_WC_SEND : IBV_WC_RDMA_WRITE;
+		wr = wr_of(&sge, send ? IBV_WR_SEND : IBV_WR_RDMA_WRITE, &src,
+			   SRC_AT, RACE_LEN, send ? NULL : &dst, PAGE);
+		if (send) {
+			rsge = sge_in(&dst, PAGE, RACE_LEN);
+			post_recv_sges(&b, wr.wr_id, &rsge, 1);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		post_wr(&a, &wr);
+		if (!conn_poll(a.cq, &wc, left)) {
+			/* Starved: the drops stop, the transfer goes on. */
+			drop_stop(&d, t);
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			CHECK(conn_poll(a.cq, &wc, WAIT_MS),
+			      "%s: no completion at A %d ms after the drops stopped (%ld ms after the post)",
+			      what, WAIT_MS, ms_since(&t1));
+			after = ms_since(&t0);
+			snprintf(why, sizeof(why),
+				 "; the last, posted %ld ms before the drops stopped, completed %ld ms after",
+				 ms_since(&t1) - after, after);
+		}
+		check_wc_ok(&wc, wr.wr_id, op, what);
+		took = ms_since(&t1);
+		longest = took > longest ? took : longest;
+		if (send) {
+			expect_wc(&b, &wc, what, wr.wr_id, IBV_WC_SUCCESS,
+				  IBV_WC_RECV);
+			CHECK(wc.byte_len == RACE_LEN, "%s: byte_len %u",
+			      what, wc.byte_len);
+			sends++;
+		} else {
+			writes++;
+		}
+	}
+	if (after < 0)
+		drop_stop(&d, t);
+	CHECK(d.drops > 1, "%s: only %lu MADV_DONTNEEDs", what, d.drops);
+	write_into(&src, SRC_AT, RACE_LEN, &dst, PAGE, 0,
+		   "RC write after the target was dropped under traffic");
+	printf("ok %s: %lu WRITE and %lu SEND transfers of %u bytes completed successfully under %lu MADV_DONTNEEDs of it every %ld us, the longest in %ld ms%s (%s: +%lld faults served, +%lld packets dropped for them); a write after lands whole\n",
+	       what, writes, sends, RACE_LEN, d.drops, every_us, longest, why,
+	       dev_b, odp_faults(dev_b) - faults,
+	       port_counter(dev_b, "rx_odp_fault_drops") - drops);
+	destroy_pair(&a, &b);
+	free_region(&src);
+	free_region(&dst);
+}
+
+/* --- the device's bound on ODP registrations --------------------------- */
+
+/* MemTotal of /proc/meminfo, in bytes. */
+static unsigned long long mem_total(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	CHECK(f, "/proc/meminfo: %s", strerror(errno));
+	while (!kb && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) != 1)
+			kb = 0;
+	fclose(f);
+	CHECK(kb, "no MemTotal in /proc/meminfo");
+	return kb * 1024;
+}
+
+/* An ODP registration on A of [@p, @p + @len): NULL, errno if refused. */
+static struct ibv_mr *reg_span(uint8_t *p, size_t len)
+{
+	errno = 0;
+	return ibv_reg_mr(a.pd, p, len, LW | IBV_ACCESS_ON_DEMAND);
+}
+
+/* @mr (from reg_span()) was refused with ENOMEM. */
+static void refused(struct ibv_mr *mr, const char *what)
+{
+	int err = errno;
+
+	if (mr)
+		ibv_dereg_mr(mr);
+	CHECK(!mr && err == ENOMEM, "%s: %s, expected ENOMEM", what,
+	      mr ? "registered" : strerror(err));
+}
+
+/*
+ * The device registers at most 4 x MemTotal on demand, all users
+ * together: A has no other ODP region now (nor has anybody else).
+ * Registered over address space that is reserved (PROT_NONE), not
+ * mapped: an ODP registration does not need the memory.
+ */
+static void test_bound(void)
+{
+	unsigned long long mem = mem_total(), bound = 4 * mem;
+	size_t max = bound / GIB, rest = bound - max * GIB;
+	size_t span = (max + 2) * GIB, n, i;
+	struct ibv_mr **mr, *tail = NULL;
+	uint8_t *p;
+	int err;
+
+	mr = calloc(max + 2, sizeof(*mr));
+	CHECK(mr, "out of memory");
+	p = mmap(NULL, span, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	CHECK(p != MAP_FAILED, "mmap of %zu bytes of PROT_NONE: %s", span,
+	      strerror(errno));
+	refused(reg_span(p, bound + GIB),
+		"one ODP registration of 4 x MemTotal + 1 GiB");
+	for (n = 0; n <= max; n++) {
+		mr[n] = reg_span(p + n * GIB, GIB);
+		if (!mr[n])
+			break;
+	}
+	err = errno;
+	CHECK(n == max && err == ENOMEM,
+	      "%zu ODP registrations of 1 GiB, then %s; 4 x MemTotal is %llu bytes: expected %zu, then ENOMEM",
+	      n, n > max ? "no refusal" : strerror(err), bound, max);
+	if (rest) {
+		tail = reg_span(p + max * GIB, rest);
+		CHECK(tail, "the last %zu bytes up to 4 x MemTotal: %s", rest,
+		      strerror(errno));
+	}
+	refused(reg_span(p + span - PAGE, PAGE),
+		"one page past 4 x MemTotal");
+	/* A deregistration gives its pages back, and only those. */
+	CHECK(!ibv_dereg_mr(mr[0]), "dereg_mr");
+	mr[0] = reg_span(p, GIB);
+	CHECK(mr[0], "1 GiB again after a deregistration of 1 GiB: %s",
+	      strerror(errno));
+	refused(reg_span(p + span - PAGE, PAGE),
+		"one page past 4 x MemTotal, after a deregistration and a registration of 1 GiB");
+	for (i = 0; i < n; i++)
+		CHECK(!ibv_dereg_mr(mr[i]), "dereg_mr");
+	if (tail)
+		CHECK(!ibv_dereg_mr(tail), "dereg_mr");
+	mr[0] = reg_span(p, GIB);
+	CHECK(mr[0], "1 GiB after all were deregistered: %s",
+	      strerror(errno));
+	CHECK(!ibv_dereg_mr(mr[0]), "dereg_mr");
+	CHECK(mem_total() == mem, "MemTotal changed during the check");
+	CHECK(!munmap(p, span), "munmap: %s", strerror(errno));
+	free(mr);
+	printf("ok ODP registrations on %s bounded by 4 x MemTotal (%llu kB): one of %llu MiB refused (ENOMEM); %zu of 1 GiB and one of %zu KiB fit exactly, one page more is refused; a deregistration gives its pages back\n",
+	       dev_a, mem >> 10, (bound + GIB) >> 20, n, rest >> 10);
+}
+
+/* Implicit ODP (all of the address space): refused. */
+static void test_implicit(struct end *e, const char *dev)
+{
+	struct ibv_mr *mr;
+	int err;
+
+	errno = 0;
+	mr = ibv_reg_mr(e->pd, NULL, SIZE_MAX, LW | IBV_ACCESS_ON_DEMAND);
+	err = errno;
+	if (mr)
+		ibv_dereg_mr(mr);
+	CHECK(!mr && err == IMPLICIT_ERR,
+	      "%s: implicit ODP registration (NULL, SIZE_MAX): %s, expected %s",
+	      dev, mr ? "registered" : strerror(err), strerror(IMPLICIT_ERR));
+	printf("ok %s refuses an implicit ODP registration (NULL, SIZE_MAX): %s\n",
+	       dev, strerror(err));
+}
+
 int main(int argc, char **argv)
 {
 	long long faults_a, faults_b, now_a, now_b;
@@ -1177,6 +1887,14 @@ int main(int argc, char **argv)
 	test_local_hole(IBV_WR_SEND, 0);
 	test_local_hole(IBV_WR_RDMA_WRITE, 1);
 	test_readonly_target();
+	test_secret();
+
+	test_race();
+	test_target_dropped(DROP_FAST_US);
+	test_target_dropped(DROP_SLOW_US);
+	test_implicit(&a, dev_a);
+	test_implicit(&b, dev_b);
+	test_bound();
 
 	printf("odp all ok\n");
 	return 0;

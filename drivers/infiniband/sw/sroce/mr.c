@@ -124,12 +124,13 @@ int sroce_mr_publish(struct sroce_mr *mr, enum sroce_mr_state state,
 static void sroce_mr_release_memory(struct sroce_mr *mr)
 {
 	kvfree(mr->pages);
-	sroce_odp_mr_uncharge(mr);
 	/*
 	 * Unpins, marking the pages dirty if the region was writable; an
 	 * on-demand umem is unmapped and its notifier removed.
 	 */
 	ib_umem_release(mr->umem);
+	if (mr->kind == SROCE_MR_ODP)
+		sroce_odp_mr_release(mr);
 	kfree(mr->fr_reg);
 	kfree(mr->fr_map);
 }

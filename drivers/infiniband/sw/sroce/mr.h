@@ -103,6 +103,11 @@ struct sroce_mr {
 	 */
 	struct ib_umem_odp *odp;
 	rwlock_t odp_lock;
+	/*
+	 * A bit per page: mapped by the core and checked by us (odp.c). Set
+	 * under umem_mutex, cleared under @odp_lock written.
+	 */
+	unsigned long *odp_valid;
 	unsigned long odp_charged;	/* pages counted in sroce_dev.odp_pages */
 
 	/*

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* On-demand paging regions and the engines' page faults; see odp.h. */
+#include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
+#include <linux/pagemap.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_umem_odp.h>
 
@@ -44,9 +46,19 @@ void sroce_odp_read_unlock(struct sroce_mr *mr)
 	read_unlock(&mr->odp_lock);
 }
 
+/* The index in dma_list and @odp_valid of user address @va. */
+static unsigned long sroce_odp_index(struct ib_umem_odp *odp, u64 va)
+{
+	return (va - ib_umem_start(odp)) >> odp->page_shift;
+}
+
 /*
- * The kernel takes [start, end) of the process's memory away: clear those
- * entries, waiting for the engines that are inside them. Sleeps; a
+ * The kernel takes [start, end) of the process's memory away. First the
+ * pages stop being valid for the engines, under the write lock, which
+ * waits for those inside them; then the core unmaps them, which marks
+ * written pages dirty. That takes filesystem locks (ext4's, the inode's)
+ * that are held with bottom halves on elsewhere: with our lock held, a
+ * reader in softirq on such a CPU would deadlock against us. Sleeps; a
  * caller that cannot wait (the OOM reaper) is refused, as the notifier
  * API allows, and retries.
  */
@@ -57,8 +69,8 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
 					       notifier);
 	struct sroce_mr *mr = smp_load_acquire(&odp->private);
-	u64 step = (u64)SROCE_ODP_UNMAP_BATCH << odp->page_shift;
-	u64 start, end, pos;
+	unsigned long first, last, idx, n;
+	u64 start, end;
 
 	if (!mmu_notifier_range_blockable(range))
 		return false;
@@ -67,10 +79,17 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	start = max_t(u64, range->start, ib_umem_start(odp));
 	end = min_t(u64, range->end, ib_umem_end(odp));
 	/* Nothing was faulted in before the region was wired to @mr. */
-	for (pos = start; mr && odp->npages && pos < end; pos += step) {
-		write_lock_bh(&mr->odp_lock);
-		ib_umem_odp_unmap_dma_pages(odp, pos, min(end, pos + step));
-		write_unlock_bh(&mr->odp_lock);
+	if (mr && odp->npages && start < end) {
+		first = sroce_odp_index(odp, start);
+		last = sroce_odp_index(odp, end - 1);
+		for (idx = first; idx <= last; idx += n) {
+			n = min_t(unsigned long, last - idx + 1,
+				  SROCE_ODP_UNMAP_BATCH);
+			write_lock_bh(&mr->odp_lock);
+			bitmap_clear(mr->odp_valid, idx, n);
+			write_unlock_bh(&mr->odp_lock);
+		}
+		ib_umem_odp_unmap_dma_pages(odp, start, end);
 	}
 	mutex_unlock(&odp->umem_mutex);
 	return true;
@@ -99,27 +118,44 @@ int sroce_odp_mr_init(struct sroce_mr *mr, u64 start, u64 length, int access)
 	unsigned long pages;
 	struct ib_umem_odp *odp;
 
+	/*
+	 * Huge pages would make the core's lists (per 4 KiB) and ours (per
+	 * huge page) disagree with the bound; the pinned path has them.
+	 */
+	if (access & IB_ACCESS_HUGETLB)
+		return -EOPNOTSUPP;
+	if (start + length < start)
+		return -EINVAL;
 	pages = (ALIGN(start + length, PAGE_SIZE) -
 		 ALIGN_DOWN(start, PAGE_SIZE)) >> PAGE_SHIFT;
+	/* The core's kvcalloc() of the lists would warn past INT_MAX bytes. */
+	if (pages > INT_MAX / sizeof(u64))
+		return -ENOMEM;
 	if (atomic_long_add_return(pages, &sdev->odp_pages) >
 	    sroce_odp_max_pages()) {
 		atomic_long_sub(pages, &sdev->odp_pages);
 		return -ENOMEM;
 	}
 	mr->odp_charged = pages;
+	mr->odp_valid = kvcalloc(BITS_TO_LONGS(pages), sizeof(long),
+				 sroce_obj_gfp(true) | __GFP_NOWARN);
+	if (!mr->odp_valid)
+		return -ENOMEM;
+	rwlock_init(&mr->odp_lock);
 	odp = ib_umem_odp_get(mr->pd->device, start, length, access,
 			      &sroce_odp_notifier_ops);
 	if (IS_ERR(odp))
 		return PTR_ERR(odp);
-	rwlock_init(&mr->odp_lock);
 	mr->odp = odp;
 	mr->umem = &odp->umem;
 	smp_store_release(&odp->private, mr);
 	return 0;
 }
 
-void sroce_odp_mr_uncharge(struct sroce_mr *mr)
+void sroce_odp_mr_release(struct sroce_mr *mr)
 {
+	kvfree(mr->odp_valid);
+	mr->odp_valid = NULL;
 	atomic_long_sub(mr->odp_charged, &mr->sdev->odp_pages);
 	mr->odp_charged = 0;
 }
@@ -141,10 +177,10 @@ int sroce_odp_locate(struct sroce_mr *mr, u64 mr_iova, u64 iova, bool write,
 
 	if (va < ib_umem_start(odp) || va >= ib_umem_end(odp))
 		return -EFAULT;
-	idx = (va - ib_umem_start(odp)) >> odp->page_shift;
-	/* The fault work item may be filling it in meanwhile. */
+	idx = sroce_odp_index(odp, va);
+	/* The fault work item may be filling them in meanwhile. */
 	entry = READ_ONCE(odp->dma_list[idx]);
-	if (!(entry & need))
+	if (!test_bit(idx, mr->odp_valid) || !(entry & need))
 		return -EAGAIN;
 	/* A virtual-DMA device's "DMA address" is the page's kernel one. */
 	kva = (entry & ODP_DMA_ADDR_MASK) +
@@ -156,6 +192,44 @@ int sroce_odp_locate(struct sroce_mr *mr, u64 mr_iova, u64 iova, bool write,
 }
 
 /*
+ * Whether the engines may copy to and from @page through the kernel's
+ * direct map: memfd_secret() takes its pages out of it (the pinned path
+ * never sees them, GUP refuses them; hmm_range_fault() does not).
+ */
+static bool sroce_odp_page_usable(struct page *page)
+{
+	struct address_space *mapping = folio_mapping(page_folio(page));
+
+	return !mapping || !mapping->host ||
+	       mapping->host->i_sb->s_magic != SECRETMEM_MAGIC;
+}
+
+/*
+ * After the core mapped [va, va + len) (umem_mutex held, so no
+ * invalidation runs): make its pages valid for the engines, but those
+ * they must not touch. -EFAULT if one of those is among them.
+ */
+static int sroce_odp_validate(struct sroce_mr *mr, u64 va, u32 len)
+{
+	struct ib_umem_odp *odp = mr->odp;
+	unsigned long idx, last = sroce_odp_index(odp, va + len - 1);
+	int ret = 0;
+	u64 entry;
+
+	for (idx = sroce_odp_index(odp, va); idx <= last; idx++) {
+		entry = odp->dma_list[idx];
+		if (!entry || test_bit(idx, mr->odp_valid))
+			continue;
+		if (!sroce_odp_page_usable(virt_to_page(entry &
+							ODP_DMA_ADDR_MASK)))
+			ret = -EFAULT;
+		else
+			set_bit(idx, mr->odp_valid);
+	}
+	return ret;
+}
+
+/*
  * Makes [iova, iova + len) present for @write. Process context, sleeps;
  * the caller holds a region reference. 0 or -EFAULT.
  */
@@ -164,7 +238,7 @@ static int sroce_odp_fault_in(struct sroce_mr *mr, u64 iova, u32 len,
 {
 	struct ib_umem_odp *odp = mr->odp;
 	u64 mask = ODP_READ_ALLOWED_BIT;
-	u64 mr_iova, mr_length;
+	u64 mr_iova, mr_length, va;
 	unsigned int seq;
 	int ret;
 
@@ -183,14 +257,14 @@ static int sroce_odp_fault_in(struct sroce_mr *mr, u64 iova, u32 len,
 			return -EFAULT;
 		mask |= ODP_WRITE_ALLOWED_BIT;
 	}
-	ret = ib_umem_odp_map_dma_and_lock(odp,
-					   sroce_odp_va(mr, mr_iova, iova),
-					   len, mask, true);
+	va = sroce_odp_va(mr, mr_iova, iova);
+	ret = ib_umem_odp_map_dma_and_lock(odp, va, len, mask, true);
 	if (ret < 0)
 		return -EFAULT;
-	/* Held on success only: the entries are in, nothing more to do. */
+	/* Held on success only. */
+	ret = sroce_odp_validate(mr, va, len);
 	mutex_unlock(&odp->umem_mutex);
-	return 0;
+	return ret;
 }
 
 /* --- fault slots --------------------------------------------------------- */
@@ -241,7 +315,7 @@ static void sroce_odp_fault_work(struct work_struct *work)
 		f->failed_end = iova + len;
 		f->failed_write = write;
 	}
-	f->mr = NULL;
+	WRITE_ONCE(f->mr, NULL);
 	spin_unlock_bh(&f->lock);
 	sroce_mr_put(mr);
 
@@ -279,7 +353,7 @@ int sroce_odp_fault_ask(struct sroce_odp_fault *f, struct sroce_mr *mr,
 	} else {
 		f->failed_mr = NULL;
 		refcount_inc(&mr->ref);
-		f->mr = mr;
+		WRITE_ONCE(f->mr, mr);
 		f->iova = iova;
 		f->len = len;
 		f->ahead = max(len, ahead);
@@ -306,7 +380,7 @@ void sroce_odp_fault_stop(struct sroce_odp_fault *f)
 	/* Cancelled before it ran: its reference is ours to drop. */
 	spin_lock_bh(&f->lock);
 	mr = f->mr;
-	f->mr = NULL;
+	WRITE_ONCE(f->mr, NULL);
 	spin_unlock_bh(&f->lock);
 	if (mr)
 		sroce_mr_put(mr);

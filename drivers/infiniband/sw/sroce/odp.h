@@ -10,9 +10,11 @@
  * a device without a DMA device (ours) it is the page's kernel address,
  * with ODP_READ_ALLOWED_BIT / ODP_WRITE_ALLOWED_BIT in its low bits, or 0
  * when the page is not mapped. The engines never sleep, so they never
- * fault: they read and write a page only if its entry grants the access,
- * under the region's @odp_lock held for reading. Our invalidate callback
- * clears the entries under @odp_lock held for writing, so once it has
+ * fault: they read and write a page only if its entry grants the access
+ * and its bit in the region's @odp_valid is set (we checked the page:
+ * memfd_secret() pages are refused), under the region's @odp_lock held
+ * for reading. Our invalidate callback clears the bits under @odp_lock
+ * held for writing, then has the core unmap the pages: once it has
  * returned no engine is still inside a page it took away.
  *
  * Faults. An engine that finds a page missing asks its QP's fault slot
@@ -49,8 +51,11 @@ void sroce_odp_caps(struct ib_device_attr *attr);
  */
 int sroce_odp_mr_init(struct sroce_mr *mr, u64 start, u64 length,
 		      int access);
-/* Gives back what the region counted against the device's bound. */
-void sroce_odp_mr_uncharge(struct sroce_mr *mr);
+/*
+ * After the umem's release (its notifier is gone): frees what the region
+ * added and gives back what it counted against the device's bound.
+ */
+void sroce_odp_mr_release(struct sroce_mr *mr);
 
 /*
  * The page holding region address @iova (of a region registered at

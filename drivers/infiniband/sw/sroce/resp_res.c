@@ -23,6 +23,13 @@ void sroce_rres_reset(struct sroce_rres_ring *ring)
 	ring->pending = 0;
 }
 
+bool sroce_rres_has_room(const struct sroce_rres_ring *ring)
+{
+	const struct sroce_resp_res *res = &ring->res[ring->next];
+
+	return !res->pending || res->answered;
+}
+
 /* The slot for a new read or atomic, or NULL: too many outstanding. */
 struct sroce_resp_res *sroce_rres_new(struct sroce_rres_ring *ring)
 {

@@ -376,8 +376,8 @@ static enum sroce_resp_result sroce_resp_atomic(struct sroce_qp *qp,
 			    IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64), &iova);
 	if (!mr)
 		return SROCE_RESP_ACCESS;
-	res = sroce_rres_new(&qp->resp.rres);
-	if (!res) {
+	/* The slot is taken only once the atomic has executed. */
+	if (!sroce_rres_has_room(&qp->resp.rres)) {
 		sroce_mr_put(mr);
 		return SROCE_RESP_INV_REQ;
 	}
@@ -390,11 +390,11 @@ static enum sroce_resp_result sroce_resp_atomic(struct sroce_qp *qp,
 	    sroce_resp_fault(qp, mr, iova, sizeof(u64), sizeof(u64), true))
 		err = -EINPROGRESS;
 	sroce_mr_put(mr);
-	/* Not executed: the slot from sroce_rres_new() stays free. */
 	if (err == -EINPROGRESS)
 		return SROCE_RESP_FAULT;
 	if (err)
 		return SROCE_RESP_ACCESS;
+	res = sroce_rres_new(&qp->resp.rres);
 	sroce_rres_start_atomic(&qp->resp.rres, res, info->psn, orig);
 	qp->resp.psn = sroce_psn_add(info->psn, 1);
 	qp->resp.msn++;
@@ -588,7 +588,11 @@ static enum sroce_drop_reason sroce_resp_hold(struct sroce_qp *qp,
 		/* It may wait long: pin no route (nor its netdev) meanwhile. */
 		skb_dst_drop(skb);
 	}
-	if (!resp->nak_sent &&
+	/*
+	 * Not while the expected packet waits for its fault: the NAK after
+	 * the fault asks for it (a requester repairs a hole once).
+	 */
+	if (!resp->nak_sent && !resp->odp_nudge &&
 	    (fate != SROCE_RX_HELD ||
 	     skb_queue_len(&resp->held) >= SROCE_HOLD_NAK || ackreq)) {
 		resp->nak_sent = true;

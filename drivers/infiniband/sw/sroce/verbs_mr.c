@@ -95,6 +95,9 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	struct sroce_mr *mr;
 	int err;
 
+	/* A kernel caller (no udata) may have no mm to fault from. */
+	if ((access & IB_ACCESS_ON_DEMAND) && !udata)
+		return ERR_PTR(-EOPNOTSUPP);
 	mr = sroce_user_mr_build(pd, start, length, iova, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
@@ -139,6 +142,8 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ib_mr, int flags,
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = old->access;
+	if ((access & IB_ACCESS_ON_DEMAND) && !udata)
+		return ERR_PTR(-EOPNOTSUPP);
 
 	mr = sroce_user_mr_build(pd, start, length, iova, access);
 	if (IS_ERR(mr))
