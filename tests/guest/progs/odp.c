@@ -376,6 +376,16 @@ static void check_recv(const struct ibv_wc *wc, uint64_t wr_id,
 	      wc->byte_len, len);
 }
 
+/* B's next completion (*@wc) is a successful @opcode of @len bytes. */
+static void expect_recv(struct ibv_wc *wc, uint64_t wr_id,
+			enum ibv_wc_opcode opcode, uint32_t len,
+			const char *what)
+{
+	expect_wc(&b, wc, what, wr_id, IBV_WC_SUCCESS, opcode);
+	CHECK(wc->byte_len == len, "%s: byte_len %u, expected %u", what,
+	      wc->byte_len, len);
+}
+
 static void check_imm(const struct ibv_wc *wc, const char *what)
 {
 	CHECK(wc->wc_flags & IBV_WC_WITH_IMM, "%s: wc_flags %#x", what,
@@ -526,8 +536,7 @@ static void send_into(const struct region *src, size_t soff, uint32_t len,
 
 	post_recv_sges(&b, wr.wr_id, &rsge, 1);
 	run_ok(&wr, IBV_WC_SEND, &wc, what);
-	expect_wc(&b, &wc, what, wr.wr_id, IBV_WC_SUCCESS, IBV_WC_RECV);
-	CHECK(wc.byte_len == len, "%s: byte_len %u", what, wc.byte_len);
+	expect_recv(&wc, wr.wr_id, IBV_WC_RECV, len, what);
 	check_landed(dst, doff, len, src, soff, what);
 }
 
@@ -546,10 +555,8 @@ static void write_into(const struct region *src, size_t soff, uint32_t len,
 		post_recv_sges(&b, wr.wr_id, NULL, 0);
 	run_ok(&wr, IBV_WC_RDMA_WRITE, &wc, what);
 	if (imm) {
-		expect_wc(&b, &wc, what, wr.wr_id, IBV_WC_SUCCESS,
-			  IBV_WC_RECV_RDMA_WITH_IMM);
-		CHECK(wc.byte_len == len, "%s: byte_len %u", what,
-		      wc.byte_len);
+		expect_recv(&wc, wr.wr_id, IBV_WC_RECV_RDMA_WITH_IMM, len,
+			    what);
 		check_imm(&wc, what);
 	}
 	check_landed(dst, doff, len, src, soff, what);
@@ -697,10 +704,8 @@ static void test_srq(void)
 	post_wr(&a, wr);
 	expect_wc(&a, &wc, what, wr[0].wr_id, IBV_WC_SUCCESS, IBV_WC_SEND);
 	expect_wc(&a, &wc, what, wr[1].wr_id, IBV_WC_SUCCESS, IBV_WC_SEND);
-	expect_wc(&b, &wc, what, 1, IBV_WC_SUCCESS, IBV_WC_RECV);
-	CHECK(wc.byte_len == SMALL, "%s: byte_len %u", what, wc.byte_len);
-	expect_wc(&b, &wc, what, 2, IBV_WC_SUCCESS, IBV_WC_RECV);
-	CHECK(wc.byte_len == BIG, "%s: byte_len %u", what, wc.byte_len);
+	expect_recv(&wc, 1, IBV_WC_RECV, SMALL, what);
+	expect_recv(&wc, 2, IBV_WC_RECV, BIG, what);
 	check_landed(&dst, DST_AT, SMALL, &s1, SRC_AT, what);
 	check_landed(&dst, SRQ2_AT, BIG, &s2, SRC_AT, what);
 	printf("ok %s: %u and %u bytes, in posting order\n", what, SMALL, BIG);
@@ -1140,10 +1145,7 @@ static void test_local_hole(enum ibv_wr_opcode op, int never)
 	good_then_bad(&good, &bad, IBV_WC_LOC_PROT_ERR, what);
 	check_hole(&src, what);
 	if (send) {
-		expect_wc(&b, &wc, what, good.wr_id, IBV_WC_SUCCESS,
-			  IBV_WC_RECV);
-		CHECK(wc.byte_len == ERR_LEN, "%s: byte_len %u", what,
-		      wc.byte_len);
+		expect_recv(&wc, good.wr_id, IBV_WC_RECV, ERR_LEN, what);
 	}
 	expect_no_wc(&b, what);
 	check_landed(&dst, DST_AT, ERR_LEN, &src, GOOD_AT, what);
@@ -1511,10 +1513,7 @@ static void race_once(struct race *r, const struct region *src,
 	took = ms_since(&t0);
 	check_wc_ok(&wc, wr.wr_id, op, what);
 	if (send) {
-		expect_wc(&b, &wc, what, wr.wr_id, IBV_WC_SUCCESS,
-			  IBV_WC_RECV);
-		CHECK(wc.byte_len == RACE_LEN, "%s: byte_len %u", what,
-		      wc.byte_len);
+		expect_recv(&wc, wr.wr_id, IBV_WC_RECV, RACE_LEN, what);
 	}
 	hi = atomic_load_explicit(&r->begun, memory_order_acquire);
 	check_race_dst(dst->p, lo, hi, c, what);
@@ -1690,10 +1689,7 @@ static void test_target_dropped(long every_us)
 		took = ms_since(&t1);
 		longest = took > longest ? took : longest;
 		if (send) {
-			expect_wc(&b, &wc, what, wr.wr_id, IBV_WC_SUCCESS,
-				  IBV_WC_RECV);
-			CHECK(wc.byte_len == RACE_LEN, "%s: byte_len %u",
-			      what, wc.byte_len);
+			expect_recv(&wc, wr.wr_id, IBV_WC_RECV, RACE_LEN, what);
 			sends++;
 		} else {
 			writes++;
