@@ -14,6 +14,12 @@
 
 /* Entries cleared per hold of the write lock (bottom halves are off). */
 #define SROCE_ODP_UNMAP_BATCH	512
+/*
+ * Bytes of a message faulted in at once, past the packet that found a
+ * page missing: one fault (and, at the responder, one round trip of a
+ * dropped request) per this much rather than per page.
+ */
+#define SROCE_ODP_FAULT_AHEAD	(128 * 1024)
 
 static struct workqueue_struct *sroce_odp_wq;
 
@@ -336,7 +342,7 @@ void sroce_odp_fault_init(struct sroce_odp_fault *f, struct sroce_qp *qp,
 }
 
 int sroce_odp_fault_ask(struct sroce_odp_fault *f, struct sroce_mr *mr,
-			u64 iova, u32 len, u32 ahead, bool write)
+			u64 iova, u32 len, u64 rest, bool write)
 {
 	int ret = -EINPROGRESS;
 
@@ -356,7 +362,8 @@ int sroce_odp_fault_ask(struct sroce_odp_fault *f, struct sroce_mr *mr,
 		WRITE_ONCE(f->mr, mr);
 		f->iova = iova;
 		f->len = len;
-		f->ahead = max(len, ahead);
+		f->ahead = max_t(u64, len, min_t(u64, rest,
+						 SROCE_ODP_FAULT_AHEAD));
 		f->write = write;
 		queue_work(sroce_odp_wq, &f->work);
 	}

@@ -109,23 +109,16 @@ struct sroce_odp_fault {
 void sroce_odp_fault_init(struct sroce_odp_fault *f, struct sroce_qp *qp,
 			  bool rcv);
 /*
- * Bytes of a message faulted in at once, past the packet that found a
- * page missing: one fault (and, at the responder, one round trip of a
- * dropped request) per this much rather than per page.
- */
-#define SROCE_ODP_FAULT_AHEAD	(128 * 1024)
-
-/*
  * Asks for [@iova, @iova + @len) of @mr to be made present for @write,
- * and as much of [@iova, @iova + @ahead) as can be (the rest of the
- * message: @ahead >= @len; only @len must succeed).
+ * and as much of the @rest bytes of the message from @iova on as can be,
+ * up to a bound (SROCE_ODP_FAULT_AHEAD, odp.c; only @len must succeed).
  * -EINPROGRESS: a fault is in flight (this one, or an earlier one the
  * engine must wait for first); the engine is kicked when it is served.
  * -EFAULT: the range cannot be faulted in (a fault for it failed, or
  * @f is NULL: a caller that cannot wait). Any context.
  */
 int sroce_odp_fault_ask(struct sroce_odp_fault *f, struct sroce_mr *mr,
-			u64 iova, u32 len, u32 ahead, bool write);
+			u64 iova, u32 len, u64 rest, bool write);
 /* A fault is in flight: the engine waits for its kick. */
 bool sroce_odp_fault_pending(struct sroce_odp_fault *f);
 /* Destroy: no fault is asked for or served after it. Sleeps. */

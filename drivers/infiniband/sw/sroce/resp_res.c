@@ -35,9 +35,9 @@ struct sroce_resp_res *sroce_rres_new(struct sroce_rres_ring *ring)
 {
 	struct sroce_resp_res *res = &ring->res[ring->next];
 
+	if (!sroce_rres_has_room(ring))
+		return NULL;
 	if (res->pending) {
-		if (!res->answered)
-			return NULL;
 		/* A replay for a duplicate, which nobody waits for. */
 		res->pending = 0;
 		ring->pending--;

@@ -63,8 +63,7 @@ enum sroce_resp_result {
 static bool sroce_resp_fault(struct sroce_qp *qp, struct sroce_mr *mr,
 			     u64 iova, u32 len, u64 rest, bool write)
 {
-	return sroce_odp_fault_ask(&qp->odp_rcv, mr, iova, len,
-				   min_t(u64, rest, SROCE_ODP_FAULT_AHEAD),
+	return sroce_odp_fault_ask(&qp->odp_rcv, mr, iova, len, rest,
 				   write) == -EINPROGRESS;
 }
 

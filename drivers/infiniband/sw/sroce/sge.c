@@ -18,15 +18,14 @@ struct sroce_sge_peer {
 
 /*
  * A page of [iova, iova + n) of on-demand @mr is not present: fault it
- * in with the rest of the SGE from @iova (@rest bytes), up to a bound.
+ * in with the rest of the SGE from @iova (@rest bytes).
  */
 static enum ib_wc_status sroce_sge_fault(const struct sroce_sge_list *l,
 					 struct sroce_mr *mr, u64 iova, u32 n,
 					 u32 rest, bool write)
 {
-	if (sroce_odp_fault_ask(l->fault, mr, iova, n,
-				min_t(u32, rest, SROCE_ODP_FAULT_AHEAD),
-				write) == -EINPROGRESS)
+	if (sroce_odp_fault_ask(l->fault, mr, iova, n, rest, write) ==
+	    -EINPROGRESS)
 		return SROCE_WC_FAULT_PENDING;
 	return IB_WC_LOC_PROT_ERR;
 }
@@ -127,5 +126,11 @@ enum ib_wc_status sroce_sge_prefault(const struct sroce_sge_list *l,
 {
 	struct sroce_sge_peer p = { .dir = SROCE_COPY_TO_MR, .probe = true };
 
+	/*
+	 * Every read and atomic asks: without a single on-demand region
+	 * on the device (none is charged), no SGE is worth a lookup.
+	 */
+	if (!atomic_long_read(&to_sroce_dev(l->pd->device)->odp_pages))
+		return IB_WC_SUCCESS;
 	return sroce_sge_copy(l, offset, &p, len);
 }

@@ -53,7 +53,7 @@ static struct sroce_mr *sroce_user_mr_build(struct ib_pd *pd, u64 start,
 	err = sroce_mr_check_access(access, true);
 	if (err)
 		return ERR_PTR(err);
-	/* Implicit ODP asks for all of it: refused by sroce_odp_mr_init(). */
+	/* Implicit ODP (all of the address space) is not implemented. */
 	if (on_demand && !start && length == U64_MAX)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!length || length > SROCE_MAX_MR_SIZE || iova + length < iova)
