@@ -10,8 +10,8 @@
 #  (a) marking, CC off (cnp=0 dcqcn=0): the senders never slow down;
 #      the queue fills up to its limit.
 #  (b) marking, CC on: the receiver sends CNPs, the senders' DCQCN rates
-#      follow (rdma resource show qp -dd shows them); no more drops and
-#      fewer retransmissions than (a), a shorter queue (the probe's
+#      follow (rdma resource show qp -dd shows them); drops no more than
+#      (a)'s plus two, fewer retransmissions, a shorter queue (the probe's
 #      median), fair shares (Jain >= 0.9) and goodput of 80% of the
 #      bottleneck at least (the issue's 90% is `make bench-incast`'s
 #      figure: a test must not fail on one slow run).
@@ -61,11 +61,18 @@ for why in cut increase; do
 		fail "(b): the trace shows no $why of a sender's rate"
 done
 ((JAIN >= 900)) || fail "(b): Jain's index $JAIN/1000 < 0.9"
-# Drops: codel marks what it would drop, so both may drop nothing. The
-# packets the senders sent and sroce0 did not count (LOST) are reported
-# only: the counters are read a process each, seconds apart, and their
-# skew is of the same size.
-((DROPS <= A_DROPS)) || fail "(b): $DROPS skbs dropped, more than $A_DROPS with CC off"
+# Drops: codel marks what it would drop, so both may drop nothing; what
+# it still drops is what overflows its 150-packet limit and what cannot
+# carry a mark (ARP, say), whenever it meets a queue in codel's dropping
+# state. Those come on their own clock: the qdisc files have shown a few
+# drops with drop_overlimit 0, and CI once saw one drop in (b), none in
+# (a). CC on must not overflow the queue more than CC off does; two
+# stray drops are allowed.
+# The packets the senders sent and sroce0 did not count (LOST) are
+# reported only: the counters are read a process each, seconds apart,
+# and their skew is of the same size.
+((DROPS <= A_DROPS + 2)) ||
+	fail "(b): $DROPS skbs dropped, more than $A_DROPS + 2 with CC off"
 ((RESENDS < A_RESENDS)) || fail "(b): $RESENDS resends, not fewer than $A_RESENDS with CC off"
 # The queue: its typical delay at least four times shorter. Its peaks
 # (p99) are reported, not compared.
