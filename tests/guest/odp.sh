@@ -33,6 +33,11 @@
 #    MADV_DONTNEED every 1 ms, then every 100 ms (1.5 s each) under WRITEs
 #    and SENDs, which all complete successfully (one starved by the 1 ms
 #    drops must complete once they stop);
+#  - prefetch (advise_mr, synchronous and not): the prefetched pages, and
+#    only those, come in (mincore), and a WRITE between prefetched
+#    buffers faults nothing at either end; NO_FAULT maps only what the
+#    process has present; bad SGEs are refused (EFAULT, EOPNOTSUPP);
+#    dereg under a 64 MiB asynchronous prefetch does not wait for it;
 #  - implicit ODP (NULL, SIZE_MAX) is refused (EOPNOTSUPP);
 #  - the device's bound: 4 x MemTotal registered on demand, then ENOMEM;
 #    a deregistration gives its pages back.

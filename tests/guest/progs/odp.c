@@ -88,6 +88,13 @@
  *    that faulted it in is sent again is missing again, and with drops
  *    faster than that round trip a transfer may not progress until they
  *    stop (reported). A WRITE after lands whole;
+ *  - prefetch (ibv_advise_mr(), by its uverbs command): errors (an
+ *    unknown advice: EOPNOTSUPP; no such key, past the region's end,
+ *    PREFETCH_WRITE without local write, another PD's region, a
+ *    munmapped part: EFAULT), a pinned region (success); PREFETCH and
+ *    PREFETCH_WRITE before a WRITE, PREFETCH_NO_FAULT of half-touched
+ *    memory, an asynchronous PREFETCH_WRITE, dereg under one: see
+ *    test_advise();
  *  - implicit ODP, a registration of (NULL, SIZE_MAX), is refused with
  *    EOPNOTSUPP on both devices;
  *  - the device's bound, 4 x MemTotal registered on demand by all users
@@ -114,12 +121,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl.h>
 
 #define PAGE		4096u
 #define REGION		(512 * 1024u)	/* each buffer of a check */
@@ -514,10 +525,17 @@ static void check_no_odp(struct end *e, const char *dev)
 	       (uint64_t)attr.odp_caps.general_caps, strerror(err));
 }
 
-/* Port 1's odp_faults of @dev. */
+/*
+ * Port 1's odp_faults of @dev. The core reads a device's counters again
+ * only once the values it read last are 10 ms old: wait that out, or a
+ * read just after a transfer could show the values from before it.
+ */
 static long long odp_faults(const char *dev)
 {
-	long long v = port_counter(dev, "odp_faults");
+	long long v;
+
+	usleep(20000);
+	v = port_counter(dev, "odp_faults");
 
 	CHECK(v >= 0, "%s: no hw counter odp_faults", dev);
 	return v;
@@ -1806,6 +1824,271 @@ static void test_bound(void)
 	       dev_a, mem >> 10, (bound + GIB) >> 20, n, rest >> 10);
 }
 
+/* --- prefetch (ibv_advise_mr) ------------------------------------------ */
+
+/*
+ * ibv_advise_mr() of @n SGEs on @e's PD, by the uverbs command itself:
+ * Debian 12's librxe has no advise_mr, so libibverbs would refuse it
+ * before asking the kernel. 0 or the errno.
+ */
+static int advise(struct end *e, struct ibv_pd *pd, uint64_t advice,
+		  uint32_t flags, struct ibv_sge *sge, uint32_t n)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attr[4];
+	} cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.hdr.length = sizeof(cmd);
+	cmd.hdr.object_id = UVERBS_OBJECT_MR;
+	cmd.hdr.method_id = UVERBS_METHOD_ADVISE_MR;
+	cmd.hdr.num_attrs = 4;
+	/* The uverbs ABI our devices speak: rxe's (librxe is the provider). */
+	cmd.hdr.driver_id = RDMA_DRIVER_RXE;
+	cmd.attr[0].attr_id = UVERBS_ATTR_ADVISE_MR_PD_HANDLE;
+	cmd.attr[0].data = pd->handle;
+	cmd.attr[1].attr_id = UVERBS_ATTR_ADVISE_MR_ADVICE;
+	cmd.attr[1].len = sizeof(uint64_t);
+	cmd.attr[1].data = advice;
+	cmd.attr[2].attr_id = UVERBS_ATTR_ADVISE_MR_FLAGS;
+	cmd.attr[2].len = sizeof(uint32_t);
+	cmd.attr[2].data = flags;
+	cmd.attr[3].attr_id = UVERBS_ATTR_ADVISE_MR_SGE_LIST;
+	cmd.attr[3].len = n * sizeof(struct ib_uverbs_sge);
+	cmd.attr[3].data = (uintptr_t)sge;
+	return ioctl(e->ctx->cmd_fd, RDMA_VERBS_IOCTL, &cmd) ? errno : 0;
+}
+
+/* A synchronous prefetch of @len bytes at @off of @r on @e. */
+static int prefetch(struct end *e, const struct region *r, size_t off,
+		    uint32_t len, uint64_t advice)
+{
+	struct ibv_sge sge = sge_in(r, off, len);
+
+	return advise(e, e->pd, advice, IB_UVERBS_ADVISE_MR_FLAG_FLUSH, &sge,
+		      1);
+}
+
+static void prefetch_ok(struct end *e, const struct region *r, size_t off,
+			uint32_t len, uint64_t advice, const char *what)
+{
+	int err = prefetch(e, r, off, len, advice);
+
+	CHECK(!err, "%s: advise_mr %" PRIu64 " of %u bytes: %s", what,
+	      advice, len, strerror(err));
+}
+
+static void prefetch_refused(struct end *e, struct ibv_pd *pd,
+			     uint64_t advice, uint32_t flags,
+			     struct ibv_sge sge, int want, const char *what)
+{
+	int err = advise(e, pd, advice, flags, &sge, 1);
+
+	CHECK(err == want, "advise_mr of %s: %s, expected %s", what,
+	      err ? strerror(err) : "success", strerror(want));
+	printf("ok advise_mr of %s: %s\n", what, strerror(want));
+}
+
+/* Pages [first, first + n) of @r are resident (mincore) exactly. */
+static int resident_exactly(const struct region *r, size_t first, size_t n)
+{
+	unsigned char vec[REGION / PAGE];
+	size_t i;
+
+	CHECK(!mincore(r->p, r->len, vec), "mincore: %s", strerror(errno));
+	for (i = 0; i < r->len / PAGE; i++)
+		if (!(vec[i] & 1) != !(i >= first && i < first + n))
+			return 0;
+	return 1;
+}
+
+static void check_no_faults(long long fa, long long fb, const char *what)
+{
+	long long na = odp_faults(dev_a), nb = odp_faults(dev_b);
+
+	CHECK(na == fa && nb == fb,
+	      "%s: pages faulted in anyway: odp_faults %s +%lld, %s +%lld",
+	      what, dev_a, na - fa, dev_b, nb - fb);
+}
+
+/*
+ * Errors: each refused as ibv_advise_mr(3) says, before anything is
+ * done: an unknown advice (EOPNOTSUPP); a key of no region, a range past
+ * the region's end, PREFETCH_WRITE on a region without local write, a
+ * region of another PD (EFAULT); a synchronous prefetch over the
+ * never-mapped part of a region (EFAULT). A region's pages that are
+ * pinned need nothing: success.
+ */
+static void test_advise_errors(void)
+{
+	struct region r, ro, pinned, other, holed;
+	struct ibv_pd *pd2;
+	struct ibv_sge sge;
+	struct ibv_mr *mr;
+
+	fresh_anon(&a, &r, REGION, LW);
+	fresh_anon(&a, &ro, REGION, 0);
+	/* Pinned: present already. */
+	map_region(&pinned, REGION, -1, -1, PROT_READ | PROT_WRITE);
+	mr = ibv_reg_mr(a.pd, pinned.p, pinned.len, LW);
+	CHECK(mr, "reg_mr: %s", strerror(errno));
+	pinned.mr = mr;
+	prefetch_ok(&a, &pinned, 0, REGION,
+		    IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+		    "a pinned region");
+	printf("ok advise_mr of a pinned region: nothing to do, success\n");
+	sge = sge_in(&r, 0, PAGE);
+	prefetch_refused(&a, a.pd, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT + 1,
+			 IB_UVERBS_ADVISE_MR_FLAG_FLUSH, sge, EOPNOTSUPP,
+			 "an unknown advice");
+	sge.lkey ^= 0x80;
+	prefetch_refused(&a, a.pd, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+			 IB_UVERBS_ADVISE_MR_FLAG_FLUSH, sge, EFAULT,
+			 "a key of no region");
+	sge = sge_in(&r, REGION - PAGE, PAGE + 1);
+	prefetch_refused(&a, a.pd, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH, 0,
+			 sge, EFAULT, "a range one byte past the region");
+	sge = sge_in(&ro, 0, PAGE);
+	prefetch_refused(&a, a.pd, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			 0, sge, EFAULT,
+			 "PREFETCH_WRITE on a region without local write");
+	pd2 = ibv_alloc_pd(a.ctx);
+	CHECK(pd2, "alloc_pd: %s", strerror(errno));
+	map_region(&other, REGION, -1, -1, PROT_READ | PROT_WRITE);
+	other.mr = ibv_reg_mr(pd2, other.p, other.len,
+			      LW | IBV_ACCESS_ON_DEMAND);
+	CHECK(other.mr, "ODP reg_mr on a second PD: %s", strerror(errno));
+	sge = sge_in(&other, 0, PAGE);
+	prefetch_refused(&a, a.pd, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+			 IB_UVERBS_ADVISE_MR_FLAG_FLUSH, sge, EFAULT,
+			 "a region of another PD");
+	CHECK(resident_exactly(&other, 0, 0),
+	      "advise_mr of another PD's region brought pages in");
+	map_region(&holed, REGION, -1, -1, PROT_READ | PROT_WRITE);
+	reg_odp(&a, &holed, LW);
+	punch_hole(&holed);
+	sge = sge_in(&holed, HOLE_AT - PAGE, 2 * PAGE);
+	prefetch_refused(&a, a.pd, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			 IB_UVERBS_ADVISE_MR_FLAG_FLUSH, sge, EFAULT,
+			 "a range running into a munmapped part, synchronously");
+	check_hole(&holed, "advise_mr over a hole");
+	free_region(&pinned);
+	free_region(&holed);
+	free_region(&other);
+	CHECK(!ibv_dealloc_pd(pd2), "dealloc_pd");
+	free_region(&ro);
+	free_region(&r);
+}
+
+/*
+ * Prefetch, then transfer: the pages are present before the transfer,
+ * so neither device faults (odp_faults unchanged); every byte checked.
+ *  - PREFETCH of A's never-touched memfd source and PREFETCH_WRITE of
+ *    B's fresh anonymous target, synchronous: mincore shows exactly the
+ *    target's pages in; a WRITE between them faults nothing;
+ *  - PREFETCH_NO_FAULT, synchronous, over 8 pages of B's fresh target of
+ *    which the process touched the first 4: only those 4 come in
+ *    (mincore), a WRITE into them faults nothing, one into the other 4
+ *    does (the counter can tell);
+ *  - PREFETCH_WRITE without FLUSH: returns at once, the pages come in
+ *    (mincore, within 5 s) and a WRITE lands;
+ *  - an asynchronous PREFETCH_WRITE of 64 MiB, the region deregistered
+ *    at once: dereg does not wait for all of it (under 5 s).
+ */
+static void test_advise(void)
+{
+	const char *what;
+	struct region src, dst;
+	struct timespec t0, t1;
+	struct ibv_sge sge;
+	long long fa, fb, nb;
+	int i, err;
+	size_t big = 64u << 20;
+
+	test_advise_errors();
+	connect_pair(IBV_QPT_RC, NULL);
+
+	what = "RC WRITE after synchronous PREFETCH / PREFETCH_WRITE";
+	memfd_src(&src, REGION);
+	fresh_anon(&b, &dst, REGION, LW | IBV_ACCESS_REMOTE_WRITE);
+	prefetch_ok(&a, &src, SRC_AT, BIG, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+		    what);
+	prefetch_ok(&b, &dst, DST_AT, BIG,
+		    IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE, what);
+	CHECK(resident_exactly(&dst, DST_AT / PAGE,
+			       (DST_AT + BIG - 1) / PAGE - DST_AT / PAGE + 1),
+	      "%s: the target's resident pages are not exactly those prefetched",
+	      what);
+	fa = odp_faults(dev_a);
+	fb = odp_faults(dev_b);
+	write_into(&src, SRC_AT, BIG, &dst, DST_AT, 0, what);
+	check_no_faults(fa, fb, what);
+	printf("ok %s of %u bytes: no page faulted in by the transfer\n",
+	       what, BIG);
+	free_region(&src);
+	free_region(&dst);
+
+	what = "RC WRITE after PREFETCH_NO_FAULT";
+	memfd_src(&src, REGION);
+	fresh_anon(&b, &dst, REGION, LW | IBV_ACCESS_REMOTE_WRITE);
+	/* The process touches 4 pages, leaving them zero. */
+	for (i = 0; i < 4; i++)
+		((volatile uint8_t *)dst.p)[i * PAGE] = 0;
+	prefetch_ok(&a, &src, 0, 8 * PAGE, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+		    what);
+	prefetch_ok(&b, &dst, 0, 8 * PAGE,
+		    IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT, what);
+	CHECK(resident_exactly(&dst, 0, 4),
+	      "%s: NO_FAULT changed which pages are resident", what);
+	fa = odp_faults(dev_a);
+	fb = odp_faults(dev_b);
+	write_into(&src, GUARD, 4 * PAGE - 2 * GUARD, &dst, GUARD, 0, what);
+	check_no_faults(fa, fb, what);
+	write_into(&src, 4 * PAGE + GUARD, 4 * PAGE - 2 * GUARD, &dst,
+		   4 * PAGE + GUARD, 0, what);
+	nb = odp_faults(dev_b);
+	CHECK(nb > fb, "%s: the pages NO_FAULT left out were not faulted in (odp_faults %lld -> %lld)",
+	      what, fb, nb);
+	printf("ok %s: the 4 present pages mapped without a fault, the 4 absent ones left out (faulted by the next WRITE)\n",
+	       what);
+	free_region(&src);
+	free_region(&dst);
+
+	what = "asynchronous PREFETCH_WRITE";
+	memfd_src(&src, REGION);
+	fresh_anon(&b, &dst, REGION, LW | IBV_ACCESS_REMOTE_WRITE);
+	sge = sge_in(&dst, 0, 16 * PAGE);
+	err = advise(&b, b.pd, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0,
+		     &sge, 1);
+	CHECK(!err, "%s: %s", what, strerror(err));
+	for (i = 0; i < 500 && !resident_exactly(&dst, 0, 16); i++)
+		usleep(10000);
+	CHECK(i < 500, "%s: the 16 pages did not come in within 5 s", what);
+	write_into(&src, SRC_AT, SMALL, &dst, DST_AT, 0, what);
+	printf("ok %s: returned at once, the 16 pages in after %d ms, a WRITE lands\n",
+	       what, i * 10);
+	free_region(&src);
+	free_region(&dst);
+
+	what = "dereg under an asynchronous PREFETCH_WRITE of 64 MiB";
+	map_region(&dst, big, -1, -1, PROT_READ | PROT_WRITE);
+	reg_odp(&b, &dst, LW);
+	sge = sge_in(&dst, 0, big);
+	err = advise(&b, b.pd, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0,
+		     &sge, 1);
+	CHECK(!err, "%s: %s", what, strerror(err));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	free_region(&dst);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(t1.tv_sec - t0.tv_sec < 5, "%s: took %ld s", what,
+	      (long)(t1.tv_sec - t0.tv_sec));
+	printf("ok %s: dereg and munmap took %ld ms\n", what,
+	       (long)((t1.tv_sec - t0.tv_sec) * 1000 +
+		      (t1.tv_nsec - t0.tv_nsec) / 1000000));
+	destroy_pair(&a, &b);
+}
+
 /* Implicit ODP (all of the address space): refused. */
 static void test_implicit(struct end *e, const char *dev)
 {
@@ -1888,6 +2171,7 @@ int main(int argc, char **argv)
 	test_race();
 	test_target_dropped(DROP_FAST_US);
 	test_target_dropped(DROP_SLOW_US);
+	test_advise();
 	test_implicit(&a, dev_a);
 	test_implicit(&b, dev_b);
 	test_bound();

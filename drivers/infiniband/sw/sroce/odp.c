@@ -236,11 +236,13 @@ static int sroce_odp_validate(struct sroce_mr *mr, u64 va, u32 len)
 }
 
 /*
- * Makes [iova, iova + len) present for @write. Process context, sleeps;
- * the caller holds a region reference. 0 or -EFAULT.
+ * Makes [iova, iova + len) present for @write; with @fault false, only
+ * the pages the process has present already (for what its page table
+ * allows). Process context, sleeps; the caller holds a region reference.
+ * 0 or -EFAULT.
  */
-static int sroce_odp_fault_in(struct sroce_mr *mr, u64 iova, u32 len,
-			      bool write)
+static int sroce_odp_map(struct sroce_mr *mr, u64 iova, u32 len, bool write,
+			 bool fault)
 {
 	struct ib_umem_odp *odp = mr->odp;
 	u64 mask = ODP_READ_ALLOWED_BIT;
@@ -264,13 +266,19 @@ static int sroce_odp_fault_in(struct sroce_mr *mr, u64 iova, u32 len,
 		mask |= ODP_WRITE_ALLOWED_BIT;
 	}
 	va = sroce_odp_va(mr, mr_iova, iova);
-	ret = ib_umem_odp_map_dma_and_lock(odp, va, len, mask, true);
+	ret = ib_umem_odp_map_dma_and_lock(odp, va, len, mask, fault);
 	if (ret < 0)
 		return -EFAULT;
 	/* Held on success only. */
 	ret = sroce_odp_validate(mr, va, len);
 	mutex_unlock(&odp->umem_mutex);
 	return ret;
+}
+
+static int sroce_odp_fault_in(struct sroce_mr *mr, u64 iova, u32 len,
+			      bool write)
+{
+	return sroce_odp_map(mr, iova, len, write, true);
 }
 
 /* --- fault slots --------------------------------------------------------- */
@@ -391,6 +399,142 @@ void sroce_odp_fault_stop(struct sroce_odp_fault *f)
 	spin_unlock_bh(&f->lock);
 	if (mr)
 		sroce_mr_put(mr);
+}
+
+/* --- prefetch (advise_mr) ------------------------------------------------ */
+
+/*
+ * Bytes a prefetch maps per call into the core. Between two it gives up
+ * if its region was deregistered meanwhile (dereg waits for it) or, run
+ * by the caller, if the caller was killed.
+ */
+#define SROCE_ODP_PREFETCH_CHUNK	(2 * 1024 * 1024)
+/*
+ * Asynchronous prefetches in flight per device. Past it one runs in the
+ * caller instead: so each holds at most its own SGE list (4095 entries,
+ * the most a uverbs attribute carries) and references.
+ */
+#define SROCE_ODP_PREFETCH_MAX		64
+
+struct sroce_odp_prefetch {
+	struct work_struct work;
+	struct sroce_dev *sdev;
+	bool write;		/* PREFETCH_WRITE */
+	bool fault;		/* else PREFETCH_NO_FAULT */
+	u32 num;
+	struct {
+		struct sroce_mr *mr;	/* a reference */
+		u64 iova;
+		u32 len;
+	} sge[];
+};
+
+static void sroce_odp_prefetch_free(struct sroce_odp_prefetch *pf)
+{
+	u32 i;
+
+	for (i = 0; i < pf->num; i++)
+		sroce_mr_put(pf->sge[i].mr);
+	kvfree(pf);
+}
+
+/* 0, or the first error: -EFAULT, or -EINTR if the caller was killed. */
+static int sroce_odp_prefetch_run(struct sroce_odp_prefetch *pf)
+{
+	u32 i, n;
+	u64 iova;
+	u32 len;
+	int ret;
+
+	for (i = 0; i < pf->num; i++) {
+		iova = pf->sge[i].iova;
+		for (len = pf->sge[i].len; len; len -= n, iova += n) {
+			n = min_t(u32, len, SROCE_ODP_PREFETCH_CHUNK);
+			if (READ_ONCE(pf->sge[i].mr->state) != SROCE_MR_VALID)
+				return -EFAULT;
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			ret = sroce_odp_map(pf->sge[i].mr, iova, n, pf->write,
+					    pf->fault);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static void sroce_odp_prefetch_work(struct work_struct *work)
+{
+	struct sroce_odp_prefetch *pf =
+		container_of(work, struct sroce_odp_prefetch, work);
+
+	/* Nobody to tell: an asynchronous prefetch is advice only. */
+	sroce_odp_prefetch_run(pf);
+	/* Before the references, which keep the device. */
+	atomic_dec(&pf->sdev->odp_prefetches);
+	sroce_odp_prefetch_free(pf);
+}
+
+/*
+ * ibv_advise_mr(). Every SGE must name a region of @pd that covers it
+ * with the access the advice needs (local write for PREFETCH_WRITE),
+ * else -EFAULT before anything is done; an SGE of a pinned region needs
+ * nothing. With IB_UVERBS_ADVISE_MR_FLAG_FLUSH the pages are present
+ * when it returns (-EFAULT if one cannot be: not mapped, no permission);
+ * without, it returns at once and a work item does it. NO_FAULT only
+ * maps the pages the process has present already.
+ */
+int sroce_odp_advise_mr(struct ib_pd *pd,
+			enum ib_uverbs_advise_mr_advice advice, u32 flags,
+			struct ib_sge *sg_list, u32 num_sge,
+			struct uverbs_attr_bundle *attrs)
+{
+	struct sroce_dev *sdev = to_sroce_dev(pd->device);
+	struct sroce_odp_prefetch *pf;
+	enum ib_wc_status status;
+	struct sroce_mr *mr;
+	int access, ret;
+	u32 i;
+
+	if (advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH &&
+	    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return -EOPNOTSUPP;
+	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
+		return -EOPNOTSUPP;
+	pf = kvzalloc(struct_size(pf, sge, num_sge), GFP_KERNEL_ACCOUNT);
+	if (!pf)
+		return -ENOMEM;
+	INIT_WORK(&pf->work, sroce_odp_prefetch_work);
+	pf->sdev = sdev;
+	pf->write = advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE;
+	pf->fault = advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT;
+	access = pf->write ? IB_ACCESS_LOCAL_WRITE : 0;
+	for (i = 0; i < num_sge; i++) {
+		mr = sroce_mr_get(sdev, sg_list[i].lkey, pd, access,
+				  sg_list[i].addr, sg_list[i].length, &status);
+		if (!mr) {
+			sroce_odp_prefetch_free(pf);
+			return -EFAULT;
+		}
+		if (mr->kind != SROCE_MR_ODP || !sg_list[i].length) {
+			sroce_mr_put(mr);
+			continue;
+		}
+		pf->sge[pf->num].mr = mr;
+		pf->sge[pf->num].iova = sg_list[i].addr;
+		pf->sge[pf->num].len = sg_list[i].length;
+		pf->num++;
+	}
+	if (!(flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH) &&
+	    atomic_add_unless(&sdev->odp_prefetches, 1,
+			      SROCE_ODP_PREFETCH_MAX)) {
+		queue_work(sroce_odp_wq, &pf->work);
+		return 0;
+	}
+	ret = sroce_odp_prefetch_run(pf);
+	sroce_odp_prefetch_free(pf);
+	return ret;
 }
 
 int sroce_odp_init(void)

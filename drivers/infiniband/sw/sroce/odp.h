@@ -124,6 +124,12 @@ bool sroce_odp_fault_pending(struct sroce_odp_fault *f);
 /* Destroy: no fault is asked for or served after it. Sleeps. */
 void sroce_odp_fault_stop(struct sroce_odp_fault *f);
 
+/* ibv_advise_mr(): prefetch (odp.c says how). Process context. */
+int sroce_odp_advise_mr(struct ib_pd *pd,
+			enum ib_uverbs_advise_mr_advice advice, u32 flags,
+			struct ib_sge *sg_list, u32 num_sge,
+			struct uverbs_attr_bundle *attrs);
+
 int sroce_odp_init(void);
 void sroce_odp_exit(void);
 

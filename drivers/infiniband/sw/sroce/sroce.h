@@ -127,6 +127,8 @@ struct sroce_dev {
 	atomic_t num_mr;
 	/* Pages registered on demand, against sroce_odp_max_pages() (odp.c). */
 	atomic_long_t odp_pages;
+	/* Asynchronous prefetches in flight (odp.c). */
+	atomic_t odp_prefetches;
 	atomic_t num_mw;
 	atomic_t num_cq;
 

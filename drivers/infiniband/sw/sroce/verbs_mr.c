@@ -219,4 +219,5 @@ const struct ib_device_ops sroce_mr_ops = {
 	.dereg_mr = sroce_dereg_mr,
 	.alloc_mr = sroce_alloc_mr,
 	.map_mr_sg = sroce_map_mr_sg,
+	.advise_mr = sroce_odp_advise_mr,
 };
