@@ -33,6 +33,8 @@
 #    MADV_DONTNEED every 1 ms, then every 100 ms (1.5 s each) under WRITEs
 #    and SENDs, which all complete successfully (one starved by the 1 ms
 #    drops must complete once they stop);
+#  - a type 2 window bound to a never-touched ODP MR: WRITE, READ and
+#    FETCH_ADD through it, again after MADV_DONTNEED, bounds enforced;
 #  - prefetch (advise_mr, synchronous and not): the prefetched pages, and
 #    only those, come in (mincore), and a WRITE between prefetched
 #    buffers faults nothing at either end; NO_FAULT maps only what the

@@ -88,6 +88,7 @@
  *    that faulted it in is sent again is missing again, and with drops
  *    faster than that round trip a transfer may not progress until they
  *    stop (reported). A WRITE after lands whole;
+ *  - a type 2 memory window over an ODP MR: see test_mw();
  *  - prefetch (ibv_advise_mr(), by its uverbs command): errors (an
  *    unknown advice: EOPNOTSUPP; no such key, past the region's end,
  *    PREFETCH_WRITE without local write, another PD's region, a
@@ -1824,6 +1825,110 @@ static void test_bound(void)
 	       dev_a, mem >> 10, (bound + GIB) >> 20, n, rest >> 10);
 }
 
+/* --- memory windows ---------------------------------------------------- */
+
+#define WIN_AT		PAGE		/* the window in B's region */
+#define WIN_LEN		(8 * PAGE)
+
+/* @wr (RDMA or atomic, aimed at B) through the window's key @rkey. */
+static struct ibv_send_wr *via(struct ibv_send_wr *wr, uint32_t rkey)
+{
+	if (is_atomic(wr->opcode))
+		wr->wr.atomic.rkey = rkey;
+	else
+		wr->wr.rdma.rkey = rkey;
+	return wr;
+}
+
+/*
+ * A type 2 window bound to an ODP region B never touched: WRITE, READ
+ * and FETCH_ADD through its key fault the pages in and land; after
+ * MADV_DONTNEED of the window's pages a WRITE lands in new ones; dereg
+ * of the region fails with EBUSY while the window is bound; a WRITE one
+ * byte past the window is a remote access error.
+ */
+static void test_mw(void)
+{
+	const char *what = "RC through a type 2 window on a never-touched ODP MR";
+	size_t wr_at = WIN_AT + DST_AT, fa_at = WIN_AT + 7 * PAGE;
+	struct region src, dst, sink;
+	struct ibv_send_wr wr, good, *bad_wr;
+	struct ibv_sge sge, sge2;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+	uint32_t rkey;
+	uint64_t v;
+
+	connect_pair(IBV_QPT_RC, NULL);
+	memfd_src(&src, REGION);
+	fresh_anon(&a, &sink, REGION, LW);
+	fresh_anon(&b, &dst, REGION, REMOTE_ALL | IBV_ACCESS_MW_BIND);
+	mw = ibv_alloc_mw(b.pd, IBV_MW_TYPE_2);
+	CHECK(mw, "%s: alloc_mw: %s", what, strerror(errno));
+	rkey = ibv_inc_rkey(mw->rkey);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = next_id++;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info.mr = dst.mr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)(dst.p + WIN_AT);
+	wr.bind_mw.bind_info.length = WIN_LEN;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+		IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	CHECK(!ibv_post_send(b.qp, &wr, &bad_wr), "%s: post BIND_MW", what);
+	expect_wc(&b, &wc, what, wr.wr_id, IBV_WC_SUCCESS, IBV_WC_BIND_MW);
+
+	wr = wr_of(&sge, IBV_WR_RDMA_WRITE, &src, SRC_AT, SMALL, &dst, wr_at);
+	run_ok(via(&wr, rkey), IBV_WC_RDMA_WRITE, &wc, what);
+	check_landed(&dst, wr_at, SMALL, &src, SRC_AT, what);
+	wr = wr_of(&sge, IBV_WR_RDMA_READ, &sink, DST_AT, SMALL, &dst, wr_at);
+	run_ok(via(&wr, rkey), IBV_WC_RDMA_READ, &wc, what);
+	check_landed(&sink, DST_AT, SMALL, &src, SRC_AT, what);
+	wr = wr_of(&sge, IBV_WR_ATOMIC_FETCH_AND_ADD, &sink, 6 * PAGE, 8,
+		   &dst, fa_at);
+	wr.wr.atomic.compare_add = IMM;
+	run_ok(via(&wr, rkey), IBV_WC_FETCH_ADD, &wc, what);
+	memcpy(&v, sink.p + 6 * PAGE, 8);
+	CHECK(v == 0, "%s: FETCH_ADD returned %#" PRIx64, what, v);
+	memcpy(&v, dst.p + fa_at, 8);
+	CHECK(v == IMM, "%s: FETCH_ADD left %#" PRIx64, what, v);
+	printf("ok %s: WRITE, READ and FETCH_ADD through the window land\n",
+	       what);
+
+	CHECK(!madvise(dst.p + WIN_AT, WIN_LEN, MADV_DONTNEED),
+	      "madvise: %s", strerror(errno));
+	check_zero(dst.p + WIN_AT, WIN_LEN, what);
+	wr = wr_of(&sge, IBV_WR_RDMA_WRITE, &src, 2 * PAGE, SMALL, &dst,
+		   wr_at);
+	run_ok(via(&wr, rkey), IBV_WC_RDMA_WRITE, &wc, what);
+	check_landed(&dst, wr_at, SMALL, &src, 2 * PAGE, what);
+	printf("ok %s: after MADV_DONTNEED of the window's pages a WRITE through it lands in new ones\n",
+	       what);
+
+	errno = 0;
+	CHECK(ibv_dereg_mr(dst.mr) == EBUSY || errno == EBUSY,
+	      "%s: dereg of the region under a bound window: %s", what,
+	      strerror(errno));
+	printf("ok %s: dereg of the region while bound: EBUSY\n", what);
+
+	good = wr_of(&sge, IBV_WR_RDMA_WRITE, &src, SRC_AT, 100, &dst,
+		     WIN_AT + WIN_LEN - 100);
+	wr = wr_of(&sge2, IBV_WR_RDMA_WRITE, &src, SRC_AT, 101, &dst,
+		   WIN_AT + WIN_LEN - 100);
+	good_then_bad(via(&good, rkey), via(&wr, rkey),
+		      IBV_WC_REM_ACCESS_ERR,
+		      "RC WRITE one byte past a window on an ODP MR");
+	check_landed(&dst, WIN_AT + WIN_LEN - 100, 100, &src, SRC_AT, what);
+	check_zero(dst.p + WIN_AT + WIN_LEN, PAGE, what);
+	destroy_pair(&a, &b);
+	CHECK(!ibv_dealloc_mw(mw), "dealloc_mw");
+	free_region(&src);
+	free_region(&sink);
+	free_region(&dst);
+}
+
 /* --- prefetch (ibv_advise_mr) ------------------------------------------ */
 
 /*
@@ -2171,6 +2276,7 @@ int main(int argc, char **argv)
 	test_race();
 	test_target_dropped(DROP_FAST_US);
 	test_target_dropped(DROP_SLOW_US);
+	test_mw();
 	test_advise();
 	test_implicit(&a, dev_a);
 	test_implicit(&b, dev_b);
