@@ -379,6 +379,13 @@ int sroce_odp_fault_ask(struct sroce_odp_fault *f, struct sroce_mr *mr,
 	return ret;
 }
 
+void sroce_odp_fault_forget(struct sroce_odp_fault *f)
+{
+	spin_lock_bh(&f->lock);
+	f->failed_mr = NULL;
+	spin_unlock_bh(&f->lock);
+}
+
 bool sroce_odp_fault_pending(struct sroce_odp_fault *f)
 {
 	return READ_ONCE(f->mr) != NULL;

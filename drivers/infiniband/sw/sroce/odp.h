@@ -119,6 +119,12 @@ void sroce_odp_fault_init(struct sroce_odp_fault *f, struct sroce_qp *qp,
  */
 int sroce_odp_fault_ask(struct sroce_odp_fault *f, struct sroce_mr *mr,
 			u64 iova, u32 len, u64 rest, bool write);
+/*
+ * The QP is reset: a failure remembered from its last connection must
+ * not fail the next one's first try (the user may have mapped the range
+ * since). A fault in flight is served, and its kick finds nothing to do.
+ */
+void sroce_odp_fault_forget(struct sroce_odp_fault *f);
 /* A fault is in flight: the engine waits for its kick. */
 bool sroce_odp_fault_pending(struct sroce_odp_fault *f);
 /* Destroy: no fault is asked for or served after it. Sleeps. */

@@ -15,6 +15,7 @@
 #include "sroce.h"
 #include "limits.h"
 #include "cq.h"
+#include "odp.h"
 #include "qp.h"
 #include "trace.h"
 
@@ -152,6 +153,8 @@ static int sroce_qp_apply_locked(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		sroce_engine_drop_rx(qp);
 		sroce_requester_discard(qp);
 		sroce_responder_discard(qp);
+		sroce_odp_fault_forget(&qp->odp_snd);
+		sroce_odp_fault_forget(&qp->odp_rcv);
 		break;
 	case IB_QPS_INIT:
 		/* Sends posted in RESET failed (verbs_post.c): drop them. */
