@@ -4,7 +4,7 @@
 # On-demand paging memory regions (tests/guest/progs/odp.c), checked byte
 # by byte in one process, with A (every requester) on $SDEV and B (every
 # responder) on $CDEV:
-#  - odp_caps: ODP without implicit ODP; RC SEND, RECV, WRITE, READ,
+#  - odp_caps: ODP and implicit ODP; RC SEND, RECV, WRITE, READ,
 #    ATOMIC, SRQ_RECV; UC SEND, RECV, WRITE, SRQ_RECV; UD SEND, RECV,
 #    SRQ_RECV;
 #  - RC SEND, WRITE, WRITE with immediate, READ, FETCH_ADD, CMP_SWAP and
@@ -40,7 +40,12 @@
 #    buffers faults nothing at either end; NO_FAULT maps only what the
 #    process has present; bad SGEs are refused (EFAULT, EOPNOTSUPP);
 #    dereg under a 64 MiB asynchronous prefetch does not wait for it;
-#  - implicit ODP (NULL, SIZE_MAX) is refused (EOPNOTSUPP);
+#  - implicit ODP (NULL, SIZE_MAX) at both ends: 128 WRITEs and READs of
+#    64 bytes at random places of a never-touched 1 GiB land, and make
+#    128 children of 2 MiB in B's region (rdma resource show mr -dd), no
+#    more; WRITEs to a munmapped and to a kernel address: remote access
+#    errors, no child; children stop at the device's bound (EFAULT),
+#    which then refuses an explicit region, until dereg;
 #  - the device's bound: 4 x MemTotal registered on demand, then ENOMEM;
 #    a deregistration gives its pages back.
 # Afterwards each device's hw counter odp_faults (page-fault requests
@@ -49,6 +54,9 @@
 # sroce only: perftest with --odp (ib_write_bw, ib_read_bw, ib_send_bw,
 # 64 KiB x 200): each side exits 0 and prints its result row, and each
 # device's odp_faults grows over each run (the buffers really are ODP).
+# Then teardown under ib_write_bw --odp: both processes killed (-9)
+# mid-transfer, their QPs go; then veth0 deleted mid-transfer, both
+# devices go, and the module unloads; the kernel log stays clean.
 # Topology: rdma_pair (sroce0 on veth0 here, sroce1 on veth1 in namespace
 # "peer"). On rxe (rxe0 for both sides), which has no ODP on our kernels,
 # odp -r only checks that it says so and refuses an ODP registration
@@ -92,6 +100,56 @@ if [[ $SROCE_IMPL == sroce ]]; then
 	odp_perftest odp_write_bw ib_write_bw
 	odp_perftest odp_read_bw ib_read_bw
 	odp_perftest odp_send_bw ib_send_bw
+
+	# odp_bg NAME: ib_write_bw --odp, 64 KiB, for 60 s, in the
+	# background (server on $SDEV, client on $CDEV); returns once
+	# $SDEV took 2000 packets more than before.
+	odp_bg() {
+		local port spid cpid n0 end
+		next_port port
+		n0=$(port_counter "$SDEV" rx_packets)
+		side_start spid "$RESULTS/$1-server.txt" 90 "" ib_write_bw \
+			-d "$SDEV" -x "$SG" -p "$port" -F --odp -s 65536 -D 60
+		wait_until 30 "$1: the server to listen" listening_or_gone "$spid" "$port"
+		side_start cpid "$RESULTS/$1-client.txt" 90 "$CNETNS" ib_write_bw \
+			-d "$CDEV" -x "$CG" -p "$port" -F --odp -s 65536 -D 60 "$SADDR"
+		BG="$spid $cpid"
+		end=$((SECONDS + 30))
+		until (($(port_counter "$SDEV" rx_packets) > n0 + 2000)); do
+			((SECONDS < end)) || { cat "$RESULTS/$1"-*.txt; fail "$1: no traffic"; }
+			nap 0.2
+		done
+	}
+	# odp_bg_kill: both perftest processes killed (-9), and reaped.
+	odp_bg_kill() {
+		local p
+		pkill -9 -x ib_write_bw || true
+		for p in $BG; do wait "$p" 2>/dev/null || true; done
+	}
+	no_rc_qp() { ! rdma resource show qp link "$1/1" | grep -q 'type RC'; }
+	gone() { ! test -e "/sys/class/infiniband/$1"; }
+
+	# Teardown with ODP regions under traffic (the harness checks the
+	# kernel log): both processes killed mid-transfer, their QPs and
+	# regions go; then the netdev deleted under a transfer, which takes
+	# both devices (veth0 and veth1 are one pair) and then the module.
+	log "odp teardown: ib_write_bw --odp killed mid-transfer"
+	odp_bg odp_killed
+	odp_bg_kill
+	for d in "$SDEV" "$CDEV"; do
+		wait_until 20 "$d's RC QPs to go with their process" no_rc_qp "$d"
+	done
+	log "odp teardown: veth0 deleted under ib_write_bw --odp"
+	odp_bg odp_netdev
+	ip link del veth0
+	for d in "$SDEV" "$CDEV"; do
+		wait_until 30 "$d to go with its netdev" gone "$d"
+	done
+	odp_bg_kill
+	unload_sroce
+	ip netns del peer
+	log "ok"
+	exit 0
 fi
 
 rdma_pair_done

@@ -12,7 +12,7 @@
  * the source and 37 bytes before the end of a destination page. Every
  * transfer is checked byte by byte, with the 64 bytes on each side of it
  * still zero. Checks:
- *  - both devices' odp_caps: general IBV_ODP_SUPPORT without
+ *  - both devices' odp_caps: general IBV_ODP_SUPPORT and
  *    IBV_ODP_SUPPORT_IMPLICIT; RC SEND, RECV, WRITE, READ, ATOMIC,
  *    SRQ_RECV; UC SEND, RECV, WRITE, SRQ_RECV; UD SEND, RECV, SRQ_RECV;
  *    XRC none;
@@ -96,8 +96,9 @@
  *    PREFETCH_WRITE before a WRITE, PREFETCH_NO_FAULT of half-touched
  *    memory, an asynchronous PREFETCH_WRITE, dereg under one: see
  *    test_advise();
- *  - implicit ODP, a registration of (NULL, SIZE_MAX), is refused with
- *    EOPNOTSUPP on both devices;
+ *  - implicit ODP, a registration of (NULL, SIZE_MAX) on each device:
+ *    sparse WRITEs and READs, its pieces, errors, the bound: see
+ *    test_implicit();
  *  - the device's bound, 4 x MemTotal registered on demand by all users
  *    together (nothing else may hold ODP regions on DEV_A then), checked
  *    over reserved PROT_NONE address space (an ODP registration needs no
@@ -173,7 +174,6 @@
 #define CHILD_GEN	0x0c41d0u	/* what fork()ed children write */
 #define MAX_GEN		(1u << 16)	/* generations stay below */
 #define GIB		(1ull << 30)
-#define IMPLICIT_ERR	EOPNOTSUPP	/* implicit ODP: what reg_mr says */
 #define USAGE		"usage: odp [-r] DEV_A GID_A DEV_B GID_B"
 
 #define LW		IBV_ACCESS_LOCAL_WRITE
@@ -484,8 +484,8 @@ static void check_caps(struct end *e, const char *dev)
 
 	query_ex(e, dev, &attr);
 	gen = c->general_caps;
-	CHECK((gen & IBV_ODP_SUPPORT) && !(gen & IBV_ODP_SUPPORT_IMPLICIT),
-	      "%s: odp general_caps %#" PRIx64 ": want SUPPORT, not IMPLICIT",
+	CHECK((gen & IBV_ODP_SUPPORT) && (gen & IBV_ODP_SUPPORT_IMPLICIT),
+	      "%s: odp general_caps %#" PRIx64 ": want SUPPORT and IMPLICIT",
 	      dev, gen);
 	CHECK(c->per_transport_caps.rc_odp_caps == rc,
 	      "%s: rc_odp_caps %#x, expected %#x", dev,
@@ -2194,22 +2194,249 @@ static void test_advise(void)
 	destroy_pair(&a, &b);
 }
 
-/* Implicit ODP (all of the address space): refused. */
-static void test_implicit(struct end *e, const char *dev)
+/* --- implicit ODP ------------------------------------------------------ */
+
+#define PIECE		(2u << 20)	/* sroce's children of implicit regions */
+#define SPARSE		(1ull << 30)	/* B's sparse buffer */
+#define SPARSE_N	128		/* pieces of it written */
+#define SPARSE_LEN	64		/* bytes to each */
+#define KERNEL_VA	0xffff888000000000ull
+
+static struct ibv_mr *reg_implicit(struct end *e, unsigned int access)
 {
-	struct ibv_mr *mr;
+	struct ibv_mr *mr = ibv_reg_mr(e->pd, NULL, SIZE_MAX,
+				       access | IBV_ACCESS_ON_DEMAND);
+
+	CHECK(mr, "%s: implicit ODP registration (NULL, SIZE_MAX): %s",
+	      e->name, strerror(errno));
+	return mr;
+}
+
+/*
+ * The driver attribute @key of @dev's MR with @lkey (rdma resource show
+ * mr -dd, which lists the MRs of every process), or -1.
+ */
+static long long mr_attr(const char *dev, uint32_t lkey, const char *key)
+{
+	char cmd[160], line[1024], want[32], *p;
+	long long v = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "rdma -dd resource show mr dev %s", dev);
+	snprintf(want, sizeof(want), " lkey 0x%x ", lkey);
+	f = popen(cmd, "r");
+	CHECK(f, "popen %s: %s", cmd, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, want))
+			continue;
+		p = strstr(line, key);
+		if (p && p[strlen(key)] == ' ')
+			v = atoll(p + strlen(key) + 1);
+	}
+	pclose(f);
+	return v;
+}
+
+/* @len bytes of anonymous memory, aligned to PIECE, without huge pages. */
+static uint8_t *map_aligned(size_t len, int prot)
+{
+	uint8_t *p = mmap(NULL, len + PIECE, prot,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uintptr_t at;
+
+	CHECK(p != MAP_FAILED, "mmap of %zu bytes: %s", len + PIECE,
+	      strerror(errno));
+	at = ((uintptr_t)p + PIECE - 1) & ~(uintptr_t)(PIECE - 1);
+	if (at > (uintptr_t)p)
+		munmap(p, at - (uintptr_t)p);
+	munmap((uint8_t *)at + len, (uintptr_t)p + PIECE - at);
+	CHECK(!madvise((void *)at, len, MADV_NOHUGEPAGE), "madvise: %s",
+	      strerror(errno));
+	return (uint8_t *)at;
+}
+
+/* The offset in B's sparse buffer of write @i: piece (i x 197) mod 512. */
+static size_t sparse_at(unsigned int i)
+{
+	size_t piece = (i * 197u) % (SPARSE / PIECE);
+	size_t in = GUARD + (pattern_byte(i, 0) * 4093u + i * 61u) %
+			    (PIECE - SPARSE_LEN - 2 * GUARD);
+
+	return piece * PIECE + (in & ~7ul);
+}
+
+/*
+ * A WRITE of 64 bytes from A's implicit region to @remote (0: to an
+ * address just munmapped) through B's implicit key, after a good one to
+ * B's @good: a remote access error, B's region makes no child for it.
+ */
+static void implicit_bad_write(struct ibv_mr *amr, struct ibv_mr *bmr,
+			       const uint8_t *src, uint8_t *good,
+			       uint64_t remote, const char *what)
+{
+	struct ibv_send_wr wr[2];
+	struct ibv_sge sge[2];
+	long long before = mr_attr(dev_b, bmr->lkey, "odp_children");
+	uint8_t *hole;
+	int i;
+
+	connect_pair(IBV_QPT_RC, NULL);
+	/* After connect_pair(), whose queues are mappings too. */
+	if (!remote) {
+		hole = map_aligned(PIECE, PROT_READ | PROT_WRITE);
+		CHECK(!munmap(hole, PIECE), "munmap: %s", strerror(errno));
+		remote = (uintptr_t)hole + 128;
+	}
+	for (i = 0; i < 2; i++) {
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)src,
+					   .length = SPARSE_LEN,
+					   .lkey = amr->lkey };
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = next_id++, .sg_list = &sge[i], .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = i ? remote :
+							(uintptr_t)good,
+				     .rkey = bmr->rkey },
+		};
+	}
+	good_then_bad(&wr[0], &wr[1], IBV_WC_REM_ACCESS_ERR, what);
+	CHECK(!memcmp(good, src, SPARSE_LEN), "%s: the good WRITE", what);
+	CHECK(mr_attr(dev_b, bmr->lkey, "odp_children") == before,
+	      "%s: B's implicit region made a child for it (%lld -> %lld)",
+	      what, before, mr_attr(dev_b, bmr->lkey, "odp_children"));
+	destroy_pair(&a, &b);
+}
+
+/*
+ * Implicit ODP, one registration of (NULL, SIZE_MAX) on each end:
+ *  - 128 WRITEs of 64 bytes from a never-touched memfd source of A's,
+ *    through A's implicit region, into a never-touched 1 GiB of B's
+ *    (MAP_NORESERVE), each into its own 2 MiB piece at an offset of its
+ *    own, through B's implicit rkey at B's own addresses: each lands,
+ *    the 64 bytes around it stay zero; READs bring each back into fresh
+ *    memory of A's through A's implicit region;
+ *  - B's region holds one child per 2 MiB piece written (odp_children,
+ *    rdma resource show mr -dd), 128 and no more: its page lists are
+ *    those of 256 MiB, not of all it covers;
+ *  - a WRITE to a munmapped address of B's, or to a kernel address: a
+ *    remote access error, and no child made for it;
+ *  - the device's bound: PREFETCH_NO_FAULT through B's implicit region
+ *    over 4 x MemTotal + 64 MiB of reserved (PROT_READ, untouched)
+ *    address space makes children until the bound, then fails (EFAULT);
+ *    an explicit ODP registration of 1 GiB is then refused (ENOMEM);
+ *    after the implicit region's dereg it fits.
+ */
+static void test_implicit(void)
+{
+	const char *what = "implicit ODP: sparse WRITEs into 1 GiB";
+	unsigned long long bound = 4 * mem_total();
+	size_t span = bound + (64u << 20), off;
+	struct ibv_mr *amr, *bmr, *mr;
+	struct region src, back;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge, *sges;
+	struct ibv_wc wc;
+	uint8_t *sparse, *reserve;
+	long long children, pages;
+	unsigned int i, n;
 	int err;
 
-	errno = 0;
-	mr = ibv_reg_mr(e->pd, NULL, SIZE_MAX, LW | IBV_ACCESS_ON_DEMAND);
+	amr = reg_implicit(&a, LW);
+	bmr = reg_implicit(&b, LW | IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_REMOTE_READ);
+	map_region(&src, REGION, new_memfd(REGION, next_seed++), 0, PROT_READ);
+	src.seed = next_seed - 1;
+	map_region(&back, REGION, -1, -1, PROT_READ | PROT_WRITE);
+	sparse = map_aligned(SPARSE, PROT_READ | PROT_WRITE);
+	CHECK(mr_attr(dev_b, bmr->lkey, "odp_children") == 0,
+	      "%s: B's fresh implicit region has children (%lld), or rdma resource show mr -dd does not show them",
+	      what, mr_attr(dev_b, bmr->lkey, "odp_children"));
+
+	connect_pair(IBV_QPT_RC, NULL);
+	for (i = 0; i < SPARSE_N; i++) {
+		off = sparse_at(i);
+		sge = (struct ibv_sge){ .addr = (uintptr_t)(src.p + i * 1000),
+					.length = SPARSE_LEN,
+					.lkey = amr->lkey };
+		wr = (struct ibv_send_wr){
+			.wr_id = next_id++, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = (uintptr_t)(sparse + off),
+				     .rkey = bmr->rkey },
+		};
+		run_ok(&wr, IBV_WC_RDMA_WRITE, &wc, what);
+		check_zero(sparse + off - GUARD, GUARD, what);
+		check_pattern(sparse + off, SPARSE_LEN, src.seed, i * 1000,
+			      what);
+		check_zero(sparse + off + SPARSE_LEN, GUARD, what);
+		/* And back, into A's fresh memory. */
+		sge.addr = (uintptr_t)(back.p + i * 1000);
+		wr.wr_id = next_id++;
+		wr.opcode = IBV_WR_RDMA_READ;
+		run_ok(&wr, IBV_WC_RDMA_READ, &wc, what);
+		check_pattern(back.p + i * 1000, SPARSE_LEN, src.seed,
+			      i * 1000, what);
+	}
+	destroy_pair(&a, &b);
+	children = mr_attr(dev_b, bmr->lkey, "odp_children");
+	pages = mr_attr(dev_b, bmr->lkey, "odp_pages");
+	CHECK(children == SPARSE_N && pages == SPARSE_N * (PIECE / PAGE),
+	      "%s: B's implicit region has %lld children (%lld pages), expected one per 2 MiB piece written: %u",
+	      what, children, pages, SPARSE_N);
+	printf("ok %s: %u WRITEs and READs of %u bytes through both implicit regions land; B's holds %lld children of 2 MiB (%lld pages' lists), one per piece written\n",
+	       what, SPARSE_N, SPARSE_LEN, children, pages);
+
+	implicit_bad_write(amr, bmr, src.p, sparse + sparse_at(0), 0,
+			   "implicit ODP: a WRITE to a munmapped address");
+	implicit_bad_write(amr, bmr, src.p, sparse + sparse_at(1),
+			   KERNEL_VA, "implicit ODP: a WRITE to a kernel address");
+	CHECK(!munmap(sparse, SPARSE), "munmap: %s", strerror(errno));
+
+	/* The bound, on B's device: nothing else holds ODP regions there. */
+	what = "implicit ODP: the device's bound";
+	reserve = mmap(NULL, span, PROT_READ,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	CHECK(reserve != MAP_FAILED, "mmap of %zu bytes: %s", span,
+	      strerror(errno));
+	n = (span + GIB - 1) / GIB;
+	sges = calloc(n, sizeof(*sges));
+	CHECK(sges, "out of memory");
+	for (i = 0; i < n; i++)
+		sges[i] = (struct ibv_sge){
+			.addr = (uintptr_t)reserve + i * GIB,
+			.length = i + 1 < n ? GIB : span - i * GIB,
+			.lkey = bmr->lkey };
+	err = advise(&b, b.pd, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+		     IB_UVERBS_ADVISE_MR_FLAG_FLUSH, sges, n);
+	children = mr_attr(dev_b, bmr->lkey, "odp_children");
+	CHECK(err == EFAULT, "%s: PREFETCH_NO_FAULT over 4 x MemTotal + 64 MiB: %s, expected EFAULT",
+	      what, err ? strerror(err) : "success");
+	CHECK(children > 0 &&
+	      (unsigned long long)children * PIECE <= bound &&
+	      (unsigned long long)children * PIECE + PIECE > bound,
+	      "%s: %lld children of 2 MiB, against a bound of %llu bytes",
+	      what, children, bound);
+	mr = ibv_reg_mr(b.pd, reserve, GIB, LW | IBV_ACCESS_ON_DEMAND);
 	err = errno;
 	if (mr)
 		ibv_dereg_mr(mr);
-	CHECK(!mr && err == IMPLICIT_ERR,
-	      "%s: implicit ODP registration (NULL, SIZE_MAX): %s, expected %s",
-	      dev, mr ? "registered" : strerror(err), strerror(IMPLICIT_ERR));
-	printf("ok %s refuses an implicit ODP registration (NULL, SIZE_MAX): %s\n",
-	       dev, strerror(err));
+	CHECK(!mr && err == ENOMEM,
+	      "%s: an explicit ODP registration of 1 GiB with the bound used up: %s, expected ENOMEM",
+	      what, mr ? "registered" : strerror(err));
+	CHECK(!ibv_dereg_mr(bmr), "dereg_mr of the implicit region");
+	mr = ibv_reg_mr(b.pd, reserve, GIB, LW | IBV_ACCESS_ON_DEMAND);
+	CHECK(mr, "%s: 1 GiB after the implicit region's dereg: %s", what,
+	      strerror(errno));
+	CHECK(!ibv_dereg_mr(mr), "dereg_mr");
+	printf("ok %s: PREFETCH_NO_FAULT over 4 x MemTotal + 64 MiB stops at %lld children of 2 MiB (EFAULT), an explicit registration of 1 GiB is then refused (ENOMEM), and fits after the implicit region's dereg\n",
+	       what, children);
+	free(sges);
+	CHECK(!munmap(reserve, span), "munmap: %s", strerror(errno));
+	CHECK(!ibv_dereg_mr(amr), "dereg_mr of the implicit region");
+	free_region(&src);
+	free_region(&back);
 }
 
 int main(int argc, char **argv)
@@ -2278,8 +2505,7 @@ int main(int argc, char **argv)
 	test_target_dropped(DROP_SLOW_US);
 	test_mw();
 	test_advise();
-	test_implicit(&a, dev_a);
-	test_implicit(&b, dev_b);
+	test_implicit();
 	test_bound();
 
 	printf("odp all ok\n");

@@ -124,13 +124,12 @@ int sroce_mr_publish(struct sroce_mr *mr, enum sroce_mr_state state,
 static void sroce_mr_release_memory(struct sroce_mr *mr)
 {
 	kvfree(mr->pages);
-	/*
-	 * Unpins, marking the pages dirty if the region was writable; an
-	 * on-demand umem is unmapped and its notifier removed.
-	 */
-	ib_umem_release(mr->umem);
+	/* An on-demand umem is unmapped and its notifiers removed. */
 	if (mr->kind == SROCE_MR_ODP)
 		sroce_odp_mr_release(mr);
+	else
+		/* Unpins, marking the pages dirty if the region was writable. */
+		ib_umem_release(mr->umem);
 	kfree(mr->fr_reg);
 	kfree(mr->fr_map);
 }

@@ -37,10 +37,12 @@
 #define SROCE_MR_H
 
 #include <linux/completion.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/seqlock.h>
 #include <linux/skbuff.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "keys.h"
@@ -109,6 +111,17 @@ struct sroce_mr {
 	 */
 	unsigned long *odp_valid;
 	unsigned long odp_charged;	/* pages counted in sroce_dev.odp_pages */
+	/*
+	 * Implicit (all of the address space): @odp is the root, which has
+	 * no pages; they are in children of SROCE_ODP_CHILD_SIZE bytes
+	 * (odp.c), made on first use, by address >> SROCE_ODP_CHILD_SHIFT
+	 * in @odp_children. Added under @odp_child_mutex (which also
+	 * guards @odp_charged then), freed with the region.
+	 */
+	bool odp_implicit;
+	struct xarray odp_children;
+	struct mutex odp_child_mutex;
+	u32 odp_nchildren;
 
 	/*
 	 * SROCE_MR_FAST_REG: map_mr_sg fills @fr_map with the kernel virtual

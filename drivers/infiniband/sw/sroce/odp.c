@@ -21,6 +21,31 @@
  */
 #define SROCE_ODP_FAULT_AHEAD	(128 * 1024)
 
+/*
+ * An implicit region's children: each covers this much of the address
+ * space, with the core's lists (16 bytes per page) and our bitmap, about
+ * 8.5 KiB in all for 2 MiB. Small, so that sparse use costs little; each
+ * is counted against the device's bound as all of its pages.
+ */
+#define SROCE_ODP_CHILD_SHIFT	21
+#define SROCE_ODP_CHILD_SIZE	(1ULL << SROCE_ODP_CHILD_SHIFT)
+#define SROCE_ODP_CHILD_PAGES	(SROCE_ODP_CHILD_SIZE >> PAGE_SHIFT)
+
+struct sroce_odp_child {
+	struct ib_umem_odp *odp;
+	struct sroce_mr *mr;		/* its region, whose @odp_lock it uses */
+	DECLARE_BITMAP(valid, SROCE_ODP_CHILD_PAGES);	/* as @odp_valid */
+};
+
+/*
+ * The pages of a region behind one umem: all of an explicit region, or
+ * one child of an implicit one.
+ */
+struct sroce_odp_part {
+	struct ib_umem_odp *odp;
+	unsigned long *valid;
+};
+
 static struct workqueue_struct *sroce_odp_wq;
 
 void sroce_odp_caps(struct ib_device_attr *attr)
@@ -29,7 +54,7 @@ void sroce_odp_caps(struct ib_device_attr *attr)
 		     IB_ODP_SUPPORT_SRQ_RECV;
 
 	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps =
 		common | IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
 		IB_ODP_SUPPORT_ATOMIC;
@@ -64,9 +89,36 @@ static unsigned long sroce_odp_index(struct ib_umem_odp *odp, u64 va)
  * waits for those inside them; then the core unmaps them, which marks
  * written pages dirty. That takes filesystem locks (ext4's, the inode's)
  * that are held with bottom halves on elsewhere: with our lock held, a
- * reader in softirq on such a CPU would deadlock against us. Sleeps; a
+ * reader in softirq on such a CPU would deadlock against us. Under
+ * umem_mutex.
+ */
+static void sroce_odp_unmap(struct ib_umem_odp *odp, rwlock_t *lock,
+			    unsigned long *valid,
+			    const struct mmu_notifier_range *range)
+{
+	unsigned long first, last, idx, n;
+	u64 start, end;
+
+	start = max_t(u64, range->start, ib_umem_start(odp));
+	end = min_t(u64, range->end, ib_umem_end(odp));
+	if (!odp->npages || start >= end)
+		return;
+	first = sroce_odp_index(odp, start);
+	last = sroce_odp_index(odp, end - 1);
+	for (idx = first; idx <= last; idx += n) {
+		n = min_t(unsigned long, last - idx + 1, SROCE_ODP_UNMAP_BATCH);
+		write_lock_bh(lock);
+		bitmap_clear(valid, idx, n);
+		write_unlock_bh(lock);
+	}
+	ib_umem_odp_unmap_dma_pages(odp, start, end);
+}
+
+/*
+ * The notifiers of explicit regions and of children. They sleep; a
  * caller that cannot wait (the OOM reaper) is refused, as the notifier
- * API allows, and retries.
+ * API allows, and retries. Nothing was faulted in before the umem was
+ * wired to its region or child (@private).
  */
 static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 				 const struct mmu_notifier_range *range,
@@ -75,34 +127,42 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
 					       notifier);
 	struct sroce_mr *mr = smp_load_acquire(&odp->private);
-	unsigned long first, last, idx, n;
-	u64 start, end;
 
 	if (!mmu_notifier_range_blockable(range))
 		return false;
 	mutex_lock(&odp->umem_mutex);
 	mmu_interval_set_seq(mni, cur_seq);
-	start = max_t(u64, range->start, ib_umem_start(odp));
-	end = min_t(u64, range->end, ib_umem_end(odp));
-	/* Nothing was faulted in before the region was wired to @mr. */
-	if (mr && odp->npages && start < end) {
-		first = sroce_odp_index(odp, start);
-		last = sroce_odp_index(odp, end - 1);
-		for (idx = first; idx <= last; idx += n) {
-			n = min_t(unsigned long, last - idx + 1,
-				  SROCE_ODP_UNMAP_BATCH);
-			write_lock_bh(&mr->odp_lock);
-			bitmap_clear(mr->odp_valid, idx, n);
-			write_unlock_bh(&mr->odp_lock);
-		}
-		ib_umem_odp_unmap_dma_pages(odp, start, end);
-	}
+	if (mr)
+		sroce_odp_unmap(odp, &mr->odp_lock, mr->odp_valid, range);
+	mutex_unlock(&odp->umem_mutex);
+	return true;
+}
+
+static bool sroce_odp_child_invalidate(struct mmu_interval_notifier *mni,
+				       const struct mmu_notifier_range *range,
+				       unsigned long cur_seq)
+{
+	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
+					       notifier);
+	struct sroce_odp_child *child = smp_load_acquire(&odp->private);
+
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+	mutex_lock(&odp->umem_mutex);
+	mmu_interval_set_seq(mni, cur_seq);
+	if (child)
+		sroce_odp_unmap(odp, &child->mr->odp_lock, child->valid,
+				range);
 	mutex_unlock(&odp->umem_mutex);
 	return true;
 }
 
 static const struct mmu_interval_notifier_ops sroce_odp_notifier_ops = {
 	.invalidate = sroce_odp_invalidate,
+};
+
+static const struct mmu_interval_notifier_ops sroce_odp_child_ops = {
+	.invalidate = sroce_odp_child_invalidate,
 };
 
 /*
@@ -155,11 +215,47 @@ int sroce_odp_mr_init(struct sroce_mr *mr, u64 start, u64 length, int access)
 	mr->odp = odp;
 	mr->umem = &odp->umem;
 	smp_store_release(&odp->private, mr);
+	atomic_inc(&sdev->odp_regions);
+	return 0;
+}
+
+int sroce_odp_mr_init_implicit(struct sroce_mr *mr, int access)
+{
+	struct ib_umem_odp *odp;
+
+	if (access & IB_ACCESS_HUGETLB)
+		return -EOPNOTSUPP;
+	rwlock_init(&mr->odp_lock);
+	xa_init(&mr->odp_children);
+	mutex_init(&mr->odp_child_mutex);
+	mr->odp_implicit = true;
+	odp = ib_umem_odp_alloc_implicit(mr->pd->device, access);
+	if (IS_ERR(odp))
+		return PTR_ERR(odp);
+	mr->odp = odp;
+	mr->umem = &odp->umem;
+	atomic_inc(&mr->sdev->odp_regions);
 	return 0;
 }
 
 void sroce_odp_mr_release(struct sroce_mr *mr)
 {
+	struct sroce_odp_child *child;
+	unsigned long idx;
+
+	/* The children first: they are the root's. */
+	if (mr->odp_implicit) {
+		xa_for_each(&mr->odp_children, idx, child) {
+			ib_umem_odp_release(child->odp);
+			kfree(child);
+		}
+		xa_destroy(&mr->odp_children);
+	}
+	if (mr->umem)
+		atomic_dec(&mr->sdev->odp_regions);
+	ib_umem_release(mr->umem);
+	mr->umem = NULL;
+	mr->odp = NULL;
 	kvfree(mr->odp_valid);
 	mr->odp_valid = NULL;
 	atomic_long_sub(mr->odp_charged, &mr->sdev->odp_pages);
@@ -172,25 +268,50 @@ static u64 sroce_odp_va(const struct sroce_mr *mr, u64 mr_iova, u64 iova)
 	return mr->odp->umem.address + (iova - mr_iova);
 }
 
+/*
+ * The part of @mr holding user address @va: false if it has none yet (an
+ * implicit region's child not made yet). Any context; children are only
+ * added while the region lives, and freed with it.
+ */
+static bool sroce_odp_part_of(struct sroce_mr *mr, u64 va,
+			      struct sroce_odp_part *part)
+{
+	struct sroce_odp_child *child;
+
+	if (!mr->odp_implicit) {
+		part->odp = mr->odp;
+		part->valid = mr->odp_valid;
+		return true;
+	}
+	child = xa_load(&mr->odp_children, va >> SROCE_ODP_CHILD_SHIFT);
+	if (!child)
+		return false;
+	part->odp = child->odp;
+	part->valid = child->valid;
+	return true;
+}
+
 int sroce_odp_locate(struct sroce_mr *mr, u64 mr_iova, u64 iova, bool write,
 		     struct page **page, u32 *offset, u32 *avail)
 {
-	struct ib_umem_odp *odp = mr->odp;
 	u64 va = sroce_odp_va(mr, mr_iova, iova);
 	u64 need = write ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT;
+	struct sroce_odp_part part;
 	u64 idx, entry;
 	unsigned long kva;
 
-	if (va < ib_umem_start(odp) || va >= ib_umem_end(odp))
+	if (!sroce_odp_part_of(mr, va, &part))
+		return -EAGAIN;
+	if (va < ib_umem_start(part.odp) || va >= ib_umem_end(part.odp))
 		return -EFAULT;
-	idx = sroce_odp_index(odp, va);
+	idx = sroce_odp_index(part.odp, va);
 	/* The fault work item may be filling them in meanwhile. */
-	entry = READ_ONCE(odp->dma_list[idx]);
-	if (!test_bit(idx, mr->odp_valid) || !(entry & need))
+	entry = READ_ONCE(part.odp->dma_list[idx]);
+	if (!test_bit(idx, part.valid) || !(entry & need))
 		return -EAGAIN;
 	/* A virtual-DMA device's "DMA address" is the page's kernel one. */
 	kva = (entry & ODP_DMA_ADDR_MASK) +
-	      (va & ((1UL << odp->page_shift) - 1));
+	      (va & ((1UL << part.odp->page_shift) - 1));
 	*page = virt_to_page(kva);
 	*offset = offset_in_page(kva);
 	*avail = PAGE_SIZE - *offset;
@@ -211,27 +332,111 @@ static bool sroce_odp_page_usable(struct page *page)
 }
 
 /*
- * After the core mapped [va, va + len) (umem_mutex held, so no
+ * After the core mapped [va, va + len) of @part (umem_mutex held, so no
  * invalidation runs): make its pages valid for the engines, but those
  * they must not touch. -EFAULT if one of those is among them.
  */
-static int sroce_odp_validate(struct sroce_mr *mr, u64 va, u32 len)
+static int sroce_odp_validate(const struct sroce_odp_part *part, u64 va,
+			      u32 len)
 {
-	struct ib_umem_odp *odp = mr->odp;
+	struct ib_umem_odp *odp = part->odp;
 	unsigned long idx, last = sroce_odp_index(odp, va + len - 1);
 	int ret = 0;
 	u64 entry;
 
 	for (idx = sroce_odp_index(odp, va); idx <= last; idx++) {
 		entry = odp->dma_list[idx];
-		if (!entry || test_bit(idx, mr->odp_valid))
+		if (!entry || test_bit(idx, part->valid))
 			continue;
 		if (!sroce_odp_page_usable(virt_to_page(entry &
 							ODP_DMA_ADDR_MASK)))
 			ret = -EFAULT;
 		else
-			set_bit(idx, mr->odp_valid);
+			set_bit(idx, part->valid);
 	}
+	return ret;
+}
+
+/* Maps [va, va + len), inside @part, as sroce_odp_map() says. */
+static int sroce_odp_map_part(const struct sroce_odp_part *part, u64 va,
+			      u32 len, u64 mask, bool fault)
+{
+	int ret;
+
+	ret = ib_umem_odp_map_dma_and_lock(part->odp, va, len, mask, fault);
+	if (ret < 0)
+		return -EFAULT;
+	/* Held on success only. */
+	ret = sroce_odp_validate(part, va, len);
+	mutex_unlock(&part->odp->umem_mutex);
+	return ret;
+}
+
+/*
+ * The child of implicit region @mr holding user address @va, made if
+ * need be: only where the process has memory mapped, so that a peer
+ * that writes to random addresses leaves no children behind, and only
+ * within the device's bound. Process context. 0 or -EFAULT.
+ */
+static int sroce_odp_child_get(struct sroce_mr *mr, u64 va,
+			       struct sroce_odp_part *part)
+{
+	struct mm_struct *mm = mr->odp->umem.owning_mm;
+	unsigned long idx = va >> SROCE_ODP_CHILD_SHIFT;
+	struct sroce_dev *sdev = mr->sdev;
+	struct sroce_odp_child *child;
+	struct ib_umem_odp *odp;
+	bool mapped;
+	int ret;
+
+	if (sroce_odp_part_of(mr, va, part))
+		return 0;
+	if (va >= mm->task_size || !mmget_not_zero(mm))
+		return -EFAULT;
+	mmap_read_lock(mm);
+	mapped = vma_lookup(mm, va);
+	mmap_read_unlock(mm);
+	mmput(mm);
+	if (!mapped)
+		return -EFAULT;
+
+	mutex_lock(&mr->odp_child_mutex);
+	ret = 0;
+	if (sroce_odp_part_of(mr, va, part))
+		goto out;
+	ret = -EFAULT;
+	if (atomic_long_add_return(SROCE_ODP_CHILD_PAGES, &sdev->odp_pages) >
+	    sroce_odp_max_pages())
+		goto out_uncharge;
+	child = kzalloc(sizeof(*child), GFP_KERNEL_ACCOUNT);
+	if (!child)
+		goto out_uncharge;
+	odp = ib_umem_odp_alloc_child(mr->odp, (u64)idx << SROCE_ODP_CHILD_SHIFT,
+				      SROCE_ODP_CHILD_SIZE,
+				      &sroce_odp_child_ops);
+	if (IS_ERR(odp))
+		goto out_free;
+	child->odp = odp;
+	child->mr = mr;
+	smp_store_release(&odp->private, child);
+	if (xa_err(xa_store(&mr->odp_children, idx, child,
+			    GFP_KERNEL_ACCOUNT))) {
+		ib_umem_odp_release(odp);
+		goto out_free;
+	}
+	WRITE_ONCE(mr->odp_charged, mr->odp_charged + SROCE_ODP_CHILD_PAGES);
+	WRITE_ONCE(mr->odp_nchildren, mr->odp_nchildren + 1);
+	part->odp = odp;
+	part->valid = child->valid;
+	ret = 0;
+	goto out;
+
+out_free:
+	kfree(child);
+out_uncharge:
+	atomic_long_sub(SROCE_ODP_CHILD_PAGES, &sdev->odp_pages);
+out:
+	mutex_unlock(&mr->odp_child_mutex);
 	return ret;
 }
 
@@ -244,10 +449,11 @@ static int sroce_odp_validate(struct sroce_mr *mr, u64 va, u32 len)
 static int sroce_odp_map(struct sroce_mr *mr, u64 iova, u32 len, bool write,
 			 bool fault)
 {
-	struct ib_umem_odp *odp = mr->odp;
 	u64 mask = ODP_READ_ALLOWED_BIT;
+	struct sroce_odp_part part;
 	u64 mr_iova, mr_length, va;
 	unsigned int seq;
+	u32 n;
 	int ret;
 
 	do {
@@ -261,18 +467,26 @@ static int sroce_odp_map(struct sroce_mr *mr, u64 iova, u32 len, bool write,
 	if (!len || !sroce_range_ok(mr_iova, mr_length, iova, len))
 		return -EFAULT;
 	if (write) {
-		if (!odp->umem.writable)
+		if (!mr->odp->umem.writable)
 			return -EFAULT;
 		mask |= ODP_WRITE_ALLOWED_BIT;
 	}
 	va = sroce_odp_va(mr, mr_iova, iova);
-	ret = ib_umem_odp_map_dma_and_lock(odp, va, len, mask, fault);
-	if (ret < 0)
-		return -EFAULT;
-	/* Held on success only. */
-	ret = sroce_odp_validate(mr, va, len);
-	mutex_unlock(&odp->umem_mutex);
-	return ret;
+	if (!mr->odp_implicit) {
+		sroce_odp_part_of(mr, va, &part);
+		return sroce_odp_map_part(&part, va, len, mask, fault);
+	}
+	/* Child by child. */
+	for (; len; len -= n, va += n) {
+		n = min_t(u64, len, SROCE_ODP_CHILD_SIZE -
+				    (va & (SROCE_ODP_CHILD_SIZE - 1)));
+		ret = sroce_odp_child_get(mr, va, &part);
+		if (!ret)
+			ret = sroce_odp_map_part(&part, va, n, mask, fault);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static int sroce_odp_fault_in(struct sroce_mr *mr, u64 iova, u32 len,
@@ -406,6 +620,34 @@ void sroce_odp_fault_stop(struct sroce_odp_fault *f)
 	spin_unlock_bh(&f->lock);
 	if (mr)
 		sroce_mr_put(mr);
+}
+
+/*
+ * `rdma resource show mr -dd` of an on-demand region: odp_implicit, and
+ * odp_pages, the pages it counts against the device's bound (for an
+ * implicit region, odp_children of SROCE_ODP_CHILD_PAGES each).
+ */
+int sroce_odp_fill_res_mr(struct sk_buff *msg, struct ib_mr *ib_mr)
+{
+	struct sroce_mr *mr = to_sroce_mr(ib_mr);
+	struct nlattr *nest;
+
+	if (mr->kind != SROCE_MR_ODP)
+		return 0;
+	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "odp_implicit", mr->odp_implicit) ||
+	    rdma_nl_put_driver_u64(msg, "odp_pages",
+				   READ_ONCE(mr->odp_charged)) ||
+	    (mr->odp_implicit &&
+	     rdma_nl_put_driver_u32(msg, "odp_children",
+				    READ_ONCE(mr->odp_nchildren)))) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
 }
 
 /* --- prefetch (advise_mr) ------------------------------------------------ */

@@ -52,10 +52,18 @@ void sroce_odp_caps(struct ib_device_attr *attr);
 int sroce_odp_mr_init(struct sroce_mr *mr, u64 start, u64 length,
 		      int access);
 /*
- * After the umem's release (its notifier is gone): frees what the region
- * added and gives back what it counted against the device's bound.
+ * Registration of all of the calling process's address space, at its
+ * own addresses (implicit ODP): pieces of it are made on first use.
+ */
+int sroce_odp_mr_init_implicit(struct sroce_mr *mr, int access);
+/*
+ * Releases the umem (and an implicit region's children), frees what the
+ * region added and gives back what it counted against the device's
+ * bound. Once nothing uses the region.
  */
 void sroce_odp_mr_release(struct sroce_mr *mr);
+/* `rdma resource show mr -dd`: what an on-demand region holds. */
+int sroce_odp_fill_res_mr(struct sk_buff *msg, struct ib_mr *ib_mr);
 
 /*
  * The page holding region address @iova (of a region registered at

@@ -128,9 +128,9 @@ enum ib_wc_status sroce_sge_prefault(const struct sroce_sge_list *l,
 
 	/*
 	 * Every read and atomic asks: without a single on-demand region
-	 * on the device (none is charged), no SGE is worth a lookup.
+	 * on the device, no SGE is worth a lookup.
 	 */
-	if (!atomic_long_read(&to_sroce_dev(l->pd->device)->odp_pages))
+	if (!atomic_read(&to_sroce_dev(l->pd->device)->odp_regions))
 		return IB_WC_SUCCESS;
 	return sroce_sge_copy(l, offset, &p, len);
 }

@@ -129,6 +129,8 @@ struct sroce_dev {
 	atomic_long_t odp_pages;
 	/* Asynchronous prefetches in flight (odp.c). */
 	atomic_t odp_prefetches;
+	/* On-demand regions, explicit and implicit. */
+	atomic_t odp_regions;
 	atomic_t num_mw;
 	atomic_t num_cq;
 

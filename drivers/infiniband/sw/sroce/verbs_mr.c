@@ -53,9 +53,19 @@ static struct sroce_mr *sroce_user_mr_build(struct ib_pd *pd, u64 start,
 	err = sroce_mr_check_access(access, true);
 	if (err)
 		return ERR_PTR(err);
-	/* Implicit ODP (all of the address space) is not implemented. */
-	if (on_demand && !start && length == U64_MAX)
-		return ERR_PTR(-EOPNOTSUPP);
+	/* Implicit ODP: all of the address space, at its own addresses. */
+	if (on_demand && !start && length == U64_MAX) {
+		if (iova)
+			return ERR_PTR(-EINVAL);
+		mr = sroce_mr_alloc(to_sroce_dev(pd->device), pd,
+				    SROCE_MR_ODP);
+		if (IS_ERR(mr))
+			return mr;
+		err = sroce_odp_mr_init_implicit(mr, access);
+		if (err)
+			goto err_free;
+		return mr;
+	}
 	if (!length || length > SROCE_MAX_MR_SIZE || iova + length < iova)
 		return ERR_PTR(-EINVAL);
 
@@ -220,4 +230,5 @@ const struct ib_device_ops sroce_mr_ops = {
 	.alloc_mr = sroce_alloc_mr,
 	.map_mr_sg = sroce_map_mr_sg,
 	.advise_mr = sroce_odp_advise_mr,
+	.fill_res_mr_entry = sroce_odp_fill_res_mr,
 };
