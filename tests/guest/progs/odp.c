@@ -2394,6 +2394,21 @@ static void test_implicit(void)
 			   KERNEL_VA, "implicit ODP: a WRITE to a kernel address");
 	CHECK(!munmap(sparse, SPARSE), "munmap: %s", strerror(errno));
 
+	/* Reserved address space (PROT_NONE) makes no children either. */
+	reserve = map_aligned(64u << 20, PROT_NONE);
+	children = mr_attr(dev_b, bmr->lkey, "odp_children");
+	sge = (struct ibv_sge){ .addr = (uintptr_t)reserve,
+				.length = 64u << 20, .lkey = bmr->lkey };
+	err = advise(&b, b.pd, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+		     IB_UVERBS_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	CHECK(err == EFAULT &&
+	      mr_attr(dev_b, bmr->lkey, "odp_children") == children,
+	      "implicit ODP: PREFETCH_NO_FAULT over 64 MiB of PROT_NONE: %s, children %lld -> %lld; expected EFAULT and none made",
+	      err ? strerror(err) : "success", children,
+	      mr_attr(dev_b, bmr->lkey, "odp_children"));
+	printf("ok implicit ODP: PREFETCH_NO_FAULT over 64 MiB of PROT_NONE address space: EFAULT, no child made\n");
+	CHECK(!munmap(reserve, 64u << 20), "munmap: %s", strerror(errno));
+
 	/* The bound, on B's device: nothing else holds ODP regions there. */
 	what = "implicit ODP: the device's bound";
 	reserve = mmap(NULL, span, PROT_READ,

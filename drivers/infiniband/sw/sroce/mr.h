@@ -112,16 +112,23 @@ struct sroce_mr {
 	unsigned long *odp_valid;
 	unsigned long odp_charged;	/* pages counted in sroce_dev.odp_pages */
 	/*
+	 * Held while pages are mapped (odp.c: the core's pfn_list is shared
+	 * and written outside umem_mutex) and while an implicit region's
+	 * children are made. Taken before mmap_lock and umem_mutex.
+	 */
+	struct mutex odp_mutex;
+	/*
 	 * Implicit (all of the address space): @odp is the root, which has
 	 * no pages; they are in children of SROCE_ODP_CHILD_SIZE bytes
 	 * (odp.c), made on first use, by address >> SROCE_ODP_CHILD_SHIFT
-	 * in @odp_children. Added under @odp_child_mutex (which also
-	 * guards @odp_charged then), freed with the region.
+	 * in @odp_children. Added under @odp_mutex (which also guards
+	 * @odp_charged then), freed with the region. The root does not
+	 * keep the process's mm_struct: @odp_mm is our grab of it.
 	 */
 	bool odp_implicit;
 	struct xarray odp_children;
-	struct mutex odp_child_mutex;
 	u32 odp_nchildren;
+	struct mm_struct *odp_mm;
 
 	/*
 	 * SROCE_MR_FAST_REG: map_mr_sg fills @fr_map with the kernel virtual

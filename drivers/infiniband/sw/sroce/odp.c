@@ -208,6 +208,7 @@ int sroce_odp_mr_init(struct sroce_mr *mr, u64 start, u64 length, int access)
 	if (!mr->odp_valid)
 		return -ENOMEM;
 	rwlock_init(&mr->odp_lock);
+	mutex_init(&mr->odp_mutex);
 	odp = ib_umem_odp_get(mr->pd->device, start, length, access,
 			      &sroce_odp_notifier_ops);
 	if (IS_ERR(odp))
@@ -227,11 +228,17 @@ int sroce_odp_mr_init_implicit(struct sroce_mr *mr, int access)
 		return -EOPNOTSUPP;
 	rwlock_init(&mr->odp_lock);
 	xa_init(&mr->odp_children);
-	mutex_init(&mr->odp_child_mutex);
+	mutex_init(&mr->odp_mutex);
 	mr->odp_implicit = true;
 	odp = ib_umem_odp_alloc_implicit(mr->pd->device, access);
 	if (IS_ERR(odp))
 		return PTR_ERR(odp);
+	/*
+	 * The root has no notifier, whose registration keeps the mm_struct
+	 * of an explicit region: children are made against it later.
+	 */
+	mr->odp_mm = odp->umem.owning_mm;
+	mmgrab(mr->odp_mm);
 	mr->odp = odp;
 	mr->umem = &odp->umem;
 	atomic_inc(&mr->sdev->odp_regions);
@@ -256,6 +263,9 @@ void sroce_odp_mr_release(struct sroce_mr *mr)
 	ib_umem_release(mr->umem);
 	mr->umem = NULL;
 	mr->odp = NULL;
+	if (mr->odp_mm)
+		mmdrop(mr->odp_mm);
+	mr->odp_mm = NULL;
 	kvfree(mr->odp_valid);
 	mr->odp_valid = NULL;
 	atomic_long_sub(mr->odp_charged, &mr->sdev->odp_pages);
@@ -374,36 +384,43 @@ static int sroce_odp_map_part(const struct sroce_odp_part *part, u64 va,
 
 /*
  * The child of implicit region @mr holding user address @va, made if
- * need be: only where the process has memory mapped, so that a peer
- * that writes to random addresses leaves no children behind, and only
- * within the device's bound. Process context. 0 or -EFAULT.
+ * need be: only where the process has memory mapped with the rights
+ * the access needs, so that a peer that writes to random addresses
+ * leaves no children behind, and only within the device's bound. Under
+ * @odp_mutex. 0 or -EFAULT.
  */
-static int sroce_odp_child_get(struct sroce_mr *mr, u64 va,
+static int sroce_odp_child_get(struct sroce_mr *mr, u64 va, bool write,
 			       struct sroce_odp_part *part)
 {
-	struct mm_struct *mm = mr->odp->umem.owning_mm;
+	unsigned long need = VM_READ | (write ? VM_WRITE : 0);
 	unsigned long idx = va >> SROCE_ODP_CHILD_SHIFT;
+	struct mm_struct *mm = mr->odp_mm;
 	struct sroce_dev *sdev = mr->sdev;
+	struct vm_area_struct *vma;
 	struct sroce_odp_child *child;
 	struct ib_umem_odp *odp;
-	bool mapped;
+	bool usable = false;
 	int ret;
 
+	lockdep_assert_held(&mr->odp_mutex);
 	if (sroce_odp_part_of(mr, va, part))
 		return 0;
-	if (va >= mm->task_size || !mmget_not_zero(mm))
+	/*
+	 * A mapping the process could use so: reserved address space
+	 * (PROT_NONE, as runtimes reserve terabytes) makes no child.
+	 */
+	if (!mmget_not_zero(mm))
 		return -EFAULT;
-	mmap_read_lock(mm);
-	mapped = vma_lookup(mm, va);
-	mmap_read_unlock(mm);
+	if (va < mm->task_size) {
+		mmap_read_lock(mm);
+		vma = vma_lookup(mm, va);
+		usable = vma && (vma->vm_flags & need) == need;
+		mmap_read_unlock(mm);
+	}
 	mmput(mm);
-	if (!mapped)
+	if (!usable)
 		return -EFAULT;
 
-	mutex_lock(&mr->odp_child_mutex);
-	ret = 0;
-	if (sroce_odp_part_of(mr, va, part))
-		goto out;
 	ret = -EFAULT;
 	if (atomic_long_add_return(SROCE_ODP_CHILD_PAGES, &sdev->odp_pages) >
 	    sroce_odp_max_pages())
@@ -428,15 +445,12 @@ static int sroce_odp_child_get(struct sroce_mr *mr, u64 va,
 	WRITE_ONCE(mr->odp_nchildren, mr->odp_nchildren + 1);
 	part->odp = odp;
 	part->valid = child->valid;
-	ret = 0;
-	goto out;
+	return 0;
 
 out_free:
 	kfree(child);
 out_uncharge:
 	atomic_long_sub(SROCE_ODP_CHILD_PAGES, &sdev->odp_pages);
-out:
-	mutex_unlock(&mr->odp_child_mutex);
 	return ret;
 }
 
@@ -472,21 +486,23 @@ static int sroce_odp_map(struct sroce_mr *mr, u64 iova, u32 len, bool write,
 		mask |= ODP_WRITE_ALLOWED_BIT;
 	}
 	va = sroce_odp_va(mr, mr_iova, iova);
+	mutex_lock(&mr->odp_mutex);
 	if (!mr->odp_implicit) {
 		sroce_odp_part_of(mr, va, &part);
-		return sroce_odp_map_part(&part, va, len, mask, fault);
+		ret = sroce_odp_map_part(&part, va, len, mask, fault);
+	} else {
+		/* Child by child. */
+		for (ret = 0; len && !ret; len -= n, va += n) {
+			n = min_t(u64, len, SROCE_ODP_CHILD_SIZE -
+					    (va & (SROCE_ODP_CHILD_SIZE - 1)));
+			ret = sroce_odp_child_get(mr, va, write, &part);
+			if (!ret)
+				ret = sroce_odp_map_part(&part, va, n, mask,
+							 fault);
+		}
 	}
-	/* Child by child. */
-	for (; len; len -= n, va += n) {
-		n = min_t(u64, len, SROCE_ODP_CHILD_SIZE -
-				    (va & (SROCE_ODP_CHILD_SIZE - 1)));
-		ret = sroce_odp_child_get(mr, va, &part);
-		if (!ret)
-			ret = sroce_odp_map_part(&part, va, n, mask, fault);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	mutex_unlock(&mr->odp_mutex);
+	return ret;
 }
 
 static int sroce_odp_fault_in(struct sroce_mr *mr, u64 iova, u32 len,
@@ -512,7 +528,7 @@ static void sroce_odp_fault_work(struct work_struct *work)
 						 work);
 	struct sroce_dev *sdev = to_sroce_dev(f->qp->ib_qp.device);
 	struct sroce_mr *mr;
-	u32 len, ahead;
+	u32 len, ahead, gen;
 	bool write;
 	u64 iova;
 	int ret = -EFAULT;
@@ -523,6 +539,7 @@ static void sroce_odp_fault_work(struct work_struct *work)
 	len = f->len;
 	ahead = f->ahead;
 	write = f->write;
+	gen = f->asked_gen;
 	spin_unlock_bh(&f->lock);
 	if (!mr)
 		return;
@@ -536,7 +553,7 @@ static void sroce_odp_fault_work(struct work_struct *work)
 				SROCE_CNT_ODP_FAULTS);
 
 	spin_lock_bh(&f->lock);
-	if (ret) {
+	if (ret && gen == f->gen) {
 		f->failed_mr = mr;
 		f->failed_key = mr->key;
 		f->failed_start = iova;
@@ -587,6 +604,7 @@ int sroce_odp_fault_ask(struct sroce_odp_fault *f, struct sroce_mr *mr,
 		f->ahead = max_t(u64, len, min_t(u64, rest,
 						 SROCE_ODP_FAULT_AHEAD));
 		f->write = write;
+		f->asked_gen = f->gen;
 		queue_work(sroce_odp_wq, &f->work);
 	}
 	spin_unlock_bh(&f->lock);
@@ -597,6 +615,8 @@ void sroce_odp_fault_forget(struct sroce_odp_fault *f)
 {
 	spin_lock_bh(&f->lock);
 	f->failed_mr = NULL;
+	/* A fault in flight now belongs to the old connection. */
+	f->gen++;
 	spin_unlock_bh(&f->lock);
 }
 
@@ -664,6 +684,11 @@ int sroce_odp_fill_res_mr(struct sk_buff *msg, struct ib_mr *ib_mr)
  * the most a uverbs attribute carries) and references.
  */
 #define SROCE_ODP_PREFETCH_MAX		64
+/*
+ * And at most this much each: a larger one (4095 SGEs of up to 4 GiB
+ * each fit in one call) runs in the caller, whose time it takes.
+ */
+#define SROCE_ODP_PREFETCH_ASYNC_BYTES	(64ULL << 20)
 
 struct sroce_odp_prefetch {
 	struct work_struct work;
@@ -730,8 +755,9 @@ static void sroce_odp_prefetch_work(struct work_struct *work)
  * else -EFAULT before anything is done; an SGE of a pinned region needs
  * nothing. With IB_UVERBS_ADVISE_MR_FLAG_FLUSH the pages are present
  * when it returns (-EFAULT if one cannot be: not mapped, no permission);
- * without, it returns at once and a work item does it. NO_FAULT only
- * maps the pages the process has present already.
+ * without, it returns at once and a work item does it (but past the
+ * bounds above). NO_FAULT only maps the pages the process has present
+ * already.
  */
 int sroce_odp_advise_mr(struct ib_pd *pd,
 			enum ib_uverbs_advise_mr_advice advice, u32 flags,
@@ -742,6 +768,7 @@ int sroce_odp_advise_mr(struct ib_pd *pd,
 	struct sroce_odp_prefetch *pf;
 	enum ib_wc_status status;
 	struct sroce_mr *mr;
+	u64 bytes = 0;
 	int access, ret;
 	u32 i;
 
@@ -774,8 +801,14 @@ int sroce_odp_advise_mr(struct ib_pd *pd,
 		pf->sge[pf->num].iova = sg_list[i].addr;
 		pf->sge[pf->num].len = sg_list[i].length;
 		pf->num++;
+		bytes += sg_list[i].length;
+	}
+	if (!pf->num) {
+		kvfree(pf);
+		return 0;
 	}
 	if (!(flags & IB_UVERBS_ADVISE_MR_FLAG_FLUSH) &&
+	    bytes <= SROCE_ODP_PREFETCH_ASYNC_BYTES &&
 	    atomic_add_unless(&sdev->odp_prefetches, 1,
 			      SROCE_ODP_PREFETCH_MAX)) {
 		queue_work(sroce_odp_wq, &pf->work);

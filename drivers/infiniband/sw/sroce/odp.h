@@ -101,6 +101,7 @@ struct sroce_odp_fault {
 	u32 len;
 	u32 ahead;
 	bool write;
+	u32 asked_gen;		/* @gen when it was asked for */
 	/*
 	 * The last fault that failed, until the engine asks for a range
 	 * inside it again (and gets the error) or for another one. Only
@@ -108,6 +109,7 @@ struct sroce_odp_fault {
 	 * peer that never sends again cannot hold up dereg.
 	 */
 	const struct sroce_mr *failed_mr;
+	u32 gen;		/* sroce_odp_fault_forget()s so far */
 	u32 failed_key;
 	u64 failed_start;
 	u64 failed_end;

@@ -145,7 +145,11 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ib_mr, int flags,
 	if (old->kind != SROCE_MR_USER && old->kind != SROCE_MR_ODP)
 		return ERR_PTR(-EINVAL);
 	/* The core passes the new PD, or the current one. */
-	if (!(flags & IB_MR_REREG_TRANS)) {
+	if (!(flags & IB_MR_REREG_TRANS) && old->odp_implicit) {
+		start = 0;
+		length = U64_MAX;
+		iova = 0;
+	} else if (!(flags & IB_MR_REREG_TRANS)) {
 		start = old->umem->address;
 		length = old->umem->length;
 		iova = old->iova;
