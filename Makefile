@@ -16,6 +16,8 @@
 #                   under netem, with TCP (iperf3) as the ceiling
 #   make wire-latency   the virtual wires' own latency (UDP, no RDMA)
 #   make bench-crc32    crc32_le() against the crypto API's crc32 in the guest
+#   make bench-odp  an RC WRITE stream into pinned and on-demand regions
+#                   (first touch and warm), against rdma_rxe
 #   make bench-ab OLD_KO=...  another build of sroce.ko against the tree's,
 #                   alternating in one guest boot
 #   make install    install sroce.ko for KVER (/lib/modules/KVER/updates)
@@ -62,7 +64,7 @@ MOD_DIR := $(MOD_TOP)/drivers/infiniband/sw/sroce
 KBUILD := $(MAKE) -C $(KDIR) M=$(MOD_DIR) CONFIG_RDMA_SROCE=m
 
 .PHONY: all module sparse unit check check-debug demo bench bench-mpi bench-incast bench-wire wire-latency \
-	bench-crc32 bench-ab clean \
+	bench-crc32 bench-ab bench-odp clean \
 	kdir-check mirror ko-path install uninstall
 
 all: module
@@ -119,6 +121,9 @@ wire-latency:
 
 bench-crc32:
 	bash scripts/bench-crc32.sh
+
+bench-odp:
+	bash scripts/bench-odp.sh
 
 bench-ab: module
 	bash scripts/bench-ab.sh $(OLD_KO)
