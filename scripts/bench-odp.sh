@@ -75,34 +75,41 @@ echo "     $BENCH_ODP_ROUNDS rounds each: median MB/s (lowest-highest), ratios o
 cat "$results/rxe.txt" "$results/sroce.txt" 2>/dev/null | awk '
 / round [0-9]+: / {
 	key = $1 " " $2
-	v = $5 + 0
 	n[key]++
-	x[key, n[key]] = v
+	x[key, n[key]] = $5 + 0
+	if (match($0, /reg [0-9]+ ms/))
+		r[key, n[key]] = substr($0, RSTART + 4, RLENGTH - 7) + 0
 	if (!(key in order)) { order[key] = ++keys; name[keys] = key }
 }
-function median(k,   i, j, t, m, a) {
+# The median of the N(k) values of v[k, 1..], lowest and highest too.
+function median(v, k,   i, j, t, m, a) {
 	m = n[k]
-	for (i = 1; i <= m; i++) a[i] = x[k, i]
+	for (i = 1; i <= m; i++) a[i] = v[k, i]
 	for (i = 1; i <= m; i++)
 		for (j = i + 1; j <= m; j++)
 			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	lo[k] = a[1]; hi[k] = a[m]
+	lo = a[1]; hi = a[m]
 	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 }
 END {
 	if (!keys) { print "no figures"; exit 1 }
-	for (i = 1; i <= keys; i++) med[name[i]] = median(name[i])
-	fmt = "  %-16s %10s  %-17s %10s %14s\n"
-	printf fmt, "", "MB/s", "spread", "/ rxe pinned", "/ sroce pinned"
+	fmt = "  %-16s %8s  %-13s %12s %14s %10s\n"
+	printf fmt, "", "MB/s", "spread", "/ rxe pinned", "/ sroce pinned", "reg ms"
+	for (i = 1; i <= keys; i++) {
+		k = name[i]
+		med[k] = median(x, k)
+		spread[k] = sprintf("%.1f-%.1f", lo, hi)
+		reg[k] = ((k, 1) in r) ? sprintf("%.0f", median(r, k)) : "-"
+	}
 	for (i = 1; i <= keys; i++) {
 		k = name[i]
 		r1 = ("rxe pinned" in med) ? sprintf("%.2f", med[k] / med["rxe pinned"]) : "-"
 		r2 = ("sroce pinned" in med) ? sprintf("%.2f", med[k] / med["sroce pinned"]) : "-"
-		printf fmt, k, sprintf("%.1f", med[k]), sprintf("%.1f-%.1f", lo[k], hi[k]), r1, r2
+		printf fmt, k, sprintf("%.1f", med[k]), spread[k], r1, r2, reg[k]
 	}
+	print "  reg ms: the median time to register (pin) the source and target of a pinned round."
 }' || rc=1
-grep -h 'reg [0-9]* ms\|odp_faults' "$results/rxe.txt" "$results/sroce.txt" "$results/console.log" 2>/dev/null |
-	sed -n 's/.*\(round [0-9]*\).*\(reg [0-9]* ms\)/  \1 pinned registration: \2/p; s/.*\(sroce0 odp_faults.*\)/  \1/p' | sort -u
+grep -h 'odp_faults' "$results/console.log" 2>/dev/null | sed 's/^/  /' | head -1
 if "$REPO/scripts/guest/check-kmsg.sh" "$results/dmesg"; then
 	echo "guest kernel log: clean"
 else

@@ -120,8 +120,9 @@ void sroce_odp_fault_init(struct sroce_odp_fault *f, struct sroce_qp *qp,
 			  bool rcv);
 /*
  * Asks for [@iova, @iova + @len) of @mr to be made present for @write,
- * and as much of the @rest bytes of the message from @iova on as can be,
- * up to a bound (SROCE_ODP_FAULT_AHEAD, odp.c; only @len must succeed).
+ * and, as far as can be, the @rest bytes of the message from @iova on
+ * or, for a message of a page or more, SROCE_ODP_FAULT_AHEAD bytes of
+ * the region (odp.c; only @len must succeed).
  * -EINPROGRESS: a fault is in flight (this one, or an earlier one the
  * engine must wait for first); the engine is kicked when it is served.
  * -EFAULT: the range cannot be faulted in (a fault for it failed, or
