@@ -48,6 +48,18 @@
 #include "keys.h"
 
 struct sroce_dev;
+struct ib_umem_odp;
+
+/*
+ * The pages of an on-demand region behind one umem (odp.c): all of an
+ * explicit region, or one child of an implicit one. Its umem's @private
+ * points to it, for the notifier.
+ */
+struct sroce_odp_part {
+	struct ib_umem_odp *odp;
+	unsigned long *valid;	/* a bit per page, as @odp_valid */
+	rwlock_t *lock;		/* the region's @odp_lock */
+};
 
 enum sroce_mr_kind {
 	SROCE_MR_DMA,		/* get_dma_mr: kernel virtual addresses */
@@ -111,6 +123,7 @@ struct sroce_mr {
 	 */
 	unsigned long *odp_valid;
 	unsigned long odp_charged;	/* pages counted in sroce_dev.odp_pages */
+	struct sroce_odp_part odp_part;	/* explicit: the one part */
 	/*
 	 * Held while pages are mapped (odp.c: the core's pfn_list is shared
 	 * and written outside umem_mutex) and while an implicit region's

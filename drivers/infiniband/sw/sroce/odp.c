@@ -37,18 +37,8 @@
 #define SROCE_ODP_CHILD_PAGES	(SROCE_ODP_CHILD_SIZE >> PAGE_SHIFT)
 
 struct sroce_odp_child {
-	struct ib_umem_odp *odp;
-	struct sroce_mr *mr;		/* its region, whose @odp_lock it uses */
-	DECLARE_BITMAP(valid, SROCE_ODP_CHILD_PAGES);	/* as @odp_valid */
-};
-
-/*
- * The pages of a region behind one umem: all of an explicit region, or
- * one child of an implicit one.
- */
-struct sroce_odp_part {
-	struct ib_umem_odp *odp;
-	unsigned long *valid;
+	struct sroce_odp_part part;
+	DECLARE_BITMAP(valid, SROCE_ODP_CHILD_PAGES);
 };
 
 static struct workqueue_struct *sroce_odp_wq;
@@ -89,41 +79,15 @@ static unsigned long sroce_odp_index(struct ib_umem_odp *odp, u64 va)
 }
 
 /*
- * The kernel takes [start, end) of the process's memory away. First the
- * pages stop being valid for the engines, under the write lock, which
- * waits for those inside them; then the core unmaps them, which marks
- * written pages dirty. That takes filesystem locks (ext4's, the inode's)
- * that are held with bottom halves on elsewhere: with our lock held, a
- * reader in softirq on such a CPU would deadlock against us. Under
- * umem_mutex.
- */
-static void sroce_odp_unmap(struct ib_umem_odp *odp, rwlock_t *lock,
-			    unsigned long *valid,
-			    const struct mmu_notifier_range *range)
-{
-	unsigned long first, last, idx, n;
-	u64 start, end;
-
-	start = max_t(u64, range->start, ib_umem_start(odp));
-	end = min_t(u64, range->end, ib_umem_end(odp));
-	if (!odp->npages || start >= end)
-		return;
-	first = sroce_odp_index(odp, start);
-	last = sroce_odp_index(odp, end - 1);
-	for (idx = first; idx <= last; idx += n) {
-		n = min_t(unsigned long, last - idx + 1, SROCE_ODP_UNMAP_BATCH);
-		write_lock_bh(lock);
-		bitmap_clear(valid, idx, n);
-		write_unlock_bh(lock);
-	}
-	ib_umem_odp_unmap_dma_pages(odp, start, end);
-}
-
-/*
- * The notifiers of explicit regions and of children. They sleep; a
- * caller that cannot wait (the OOM reaper) is refused, as the notifier
- * API allows, and retries. Nothing was faulted in before the umem was
- * wired to its region or child (@private).
+ * The kernel takes [start, end) of a part's memory away. First the pages
+ * stop being valid for the engines, under the write lock, which waits
+ * for those inside them; then the core unmaps them, which marks written
+ * pages dirty. That takes filesystem locks (ext4's, the inode's) that
+ * are held with bottom halves on elsewhere: with our lock held, a reader
+ * in softirq on such a CPU would deadlock against us. Sleeps; a caller
+ * that cannot wait (the OOM reaper) is refused, as the notifier API
+ * allows, and retries. Nothing was faulted in before the umem was wired
+ * to its part (@private).
  */
 static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 				 const struct mmu_notifier_range *range,
@@ -131,43 +95,34 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 {
 	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
 					       notifier);
-	struct sroce_mr *mr = smp_load_acquire(&odp->private);
+	const struct sroce_odp_part *part = smp_load_acquire(&odp->private);
+	unsigned long first, last, idx, n;
+	u64 start, end;
 
 	if (!mmu_notifier_range_blockable(range))
 		return false;
 	mutex_lock(&odp->umem_mutex);
 	mmu_interval_set_seq(mni, cur_seq);
-	if (mr)
-		sroce_odp_unmap(odp, &mr->odp_lock, mr->odp_valid, range);
-	mutex_unlock(&odp->umem_mutex);
-	return true;
-}
-
-static bool sroce_odp_child_invalidate(struct mmu_interval_notifier *mni,
-				       const struct mmu_notifier_range *range,
-				       unsigned long cur_seq)
-{
-	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
-					       notifier);
-	struct sroce_odp_child *child = smp_load_acquire(&odp->private);
-
-	if (!mmu_notifier_range_blockable(range))
-		return false;
-	mutex_lock(&odp->umem_mutex);
-	mmu_interval_set_seq(mni, cur_seq);
-	if (child)
-		sroce_odp_unmap(odp, &child->mr->odp_lock, child->valid,
-				range);
+	start = max_t(u64, range->start, ib_umem_start(odp));
+	end = min_t(u64, range->end, ib_umem_end(odp));
+	if (part && odp->npages && start < end) {
+		first = sroce_odp_index(odp, start);
+		last = sroce_odp_index(odp, end - 1);
+		for (idx = first; idx <= last; idx += n) {
+			n = min_t(unsigned long, last - idx + 1,
+				  SROCE_ODP_UNMAP_BATCH);
+			write_lock_bh(part->lock);
+			bitmap_clear(part->valid, idx, n);
+			write_unlock_bh(part->lock);
+		}
+		ib_umem_odp_unmap_dma_pages(odp, start, end);
+	}
 	mutex_unlock(&odp->umem_mutex);
 	return true;
 }
 
 static const struct mmu_interval_notifier_ops sroce_odp_notifier_ops = {
 	.invalidate = sroce_odp_invalidate,
-};
-
-static const struct mmu_interval_notifier_ops sroce_odp_child_ops = {
-	.invalidate = sroce_odp_child_invalidate,
 };
 
 /*
@@ -220,7 +175,10 @@ int sroce_odp_mr_init(struct sroce_mr *mr, u64 start, u64 length, int access)
 		return PTR_ERR(odp);
 	mr->odp = odp;
 	mr->umem = &odp->umem;
-	smp_store_release(&odp->private, mr);
+	mr->odp_part.odp = odp;
+	mr->odp_part.valid = mr->odp_valid;
+	mr->odp_part.lock = &mr->odp_lock;
+	smp_store_release(&odp->private, &mr->odp_part);
 	atomic_inc(&sdev->odp_regions);
 	return 0;
 }
@@ -258,7 +216,7 @@ void sroce_odp_mr_release(struct sroce_mr *mr)
 	/* The children first: they are the root's. */
 	if (mr->odp_implicit) {
 		xa_for_each(&mr->odp_children, idx, child) {
-			ib_umem_odp_release(child->odp);
+			ib_umem_odp_release(child->part.odp);
 			kfree(child);
 		}
 		xa_destroy(&mr->odp_children);
@@ -284,26 +242,19 @@ static u64 sroce_odp_va(const struct sroce_mr *mr, u64 mr_iova, u64 iova)
 }
 
 /*
- * The part of @mr holding user address @va: false if it has none yet (an
+ * The part of @mr holding user address @va: NULL if it has none yet (an
  * implicit region's child not made yet). Any context; children are only
  * added while the region lives, and freed with it.
  */
-static bool sroce_odp_part_of(struct sroce_mr *mr, u64 va,
-			      struct sroce_odp_part *part)
+static const struct sroce_odp_part *sroce_odp_part_of(struct sroce_mr *mr,
+						      u64 va)
 {
 	struct sroce_odp_child *child;
 
-	if (!mr->odp_implicit) {
-		part->odp = mr->odp;
-		part->valid = mr->odp_valid;
-		return true;
-	}
+	if (!mr->odp_implicit)
+		return &mr->odp_part;
 	child = xa_load(&mr->odp_children, va >> SROCE_ODP_CHILD_SHIFT);
-	if (!child)
-		return false;
-	part->odp = child->odp;
-	part->valid = child->valid;
-	return true;
+	return child ? &child->part : NULL;
 }
 
 int sroce_odp_locate(struct sroce_mr *mr, u64 mr_iova, u64 iova, bool write,
@@ -311,22 +262,22 @@ int sroce_odp_locate(struct sroce_mr *mr, u64 mr_iova, u64 iova, bool write,
 {
 	u64 va = sroce_odp_va(mr, mr_iova, iova);
 	u64 need = write ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT;
-	struct sroce_odp_part part;
+	const struct sroce_odp_part *part = sroce_odp_part_of(mr, va);
 	u64 idx, entry;
 	unsigned long kva;
 
-	if (!sroce_odp_part_of(mr, va, &part))
+	if (!part)
 		return -EAGAIN;
-	if (va < ib_umem_start(part.odp) || va >= ib_umem_end(part.odp))
+	if (va < ib_umem_start(part->odp) || va >= ib_umem_end(part->odp))
 		return -EFAULT;
-	idx = sroce_odp_index(part.odp, va);
+	idx = sroce_odp_index(part->odp, va);
 	/* The fault work item may be filling them in meanwhile. */
-	entry = READ_ONCE(part.odp->dma_list[idx]);
-	if (!test_bit(idx, part.valid) || !(entry & need))
+	entry = READ_ONCE(part->odp->dma_list[idx]);
+	if (!test_bit(idx, part->valid) || !(entry & need))
 		return -EAGAIN;
 	/* A virtual-DMA device's "DMA address" is the page's kernel one. */
 	kva = (entry & ODP_DMA_ADDR_MASK) +
-	      (va & ((1UL << part.odp->page_shift) - 1));
+	      (va & ((1UL << part->odp->page_shift) - 1));
 	*page = virt_to_page(kva);
 	*offset = offset_in_page(kva);
 	*avail = PAGE_SIZE - *offset;
@@ -395,7 +346,7 @@ static int sroce_odp_map_part(const struct sroce_odp_part *part, u64 va,
  * @odp_mutex. 0 or -EFAULT.
  */
 static int sroce_odp_child_get(struct sroce_mr *mr, u64 va, bool write,
-			       struct sroce_odp_part *part)
+			       const struct sroce_odp_part **part)
 {
 	unsigned long need = VM_READ | (write ? VM_WRITE : 0);
 	unsigned long idx = va >> SROCE_ODP_CHILD_SHIFT;
@@ -408,7 +359,8 @@ static int sroce_odp_child_get(struct sroce_mr *mr, u64 va, bool write,
 	int ret;
 
 	lockdep_assert_held(&mr->odp_mutex);
-	if (sroce_odp_part_of(mr, va, part))
+	*part = sroce_odp_part_of(mr, va);
+	if (*part)
 		return 0;
 	/*
 	 * A mapping the process could use so: reserved address space
@@ -435,12 +387,13 @@ static int sroce_odp_child_get(struct sroce_mr *mr, u64 va, bool write,
 		goto out_uncharge;
 	odp = ib_umem_odp_alloc_child(mr->odp, (u64)idx << SROCE_ODP_CHILD_SHIFT,
 				      SROCE_ODP_CHILD_SIZE,
-				      &sroce_odp_child_ops);
+				      &sroce_odp_notifier_ops);
 	if (IS_ERR(odp))
 		goto out_free;
-	child->odp = odp;
-	child->mr = mr;
-	smp_store_release(&odp->private, child);
+	child->part.odp = odp;
+	child->part.valid = child->valid;
+	child->part.lock = &mr->odp_lock;
+	smp_store_release(&odp->private, &child->part);
 	if (xa_err(xa_store(&mr->odp_children, idx, child,
 			    GFP_KERNEL_ACCOUNT))) {
 		ib_umem_odp_release(odp);
@@ -448,8 +401,7 @@ static int sroce_odp_child_get(struct sroce_mr *mr, u64 va, bool write,
 	}
 	WRITE_ONCE(mr->odp_charged, mr->odp_charged + SROCE_ODP_CHILD_PAGES);
 	WRITE_ONCE(mr->odp_nchildren, mr->odp_nchildren + 1);
-	part->odp = odp;
-	part->valid = child->valid;
+	*part = &child->part;
 	return 0;
 
 out_free:
@@ -469,7 +421,7 @@ static int sroce_odp_map(struct sroce_mr *mr, u64 iova, u32 len, bool write,
 			 bool fault)
 {
 	u64 mask = ODP_READ_ALLOWED_BIT;
-	struct sroce_odp_part part;
+	const struct sroce_odp_part *part;
 	u64 mr_iova, mr_length, va;
 	unsigned int seq;
 	u32 n;
@@ -493,8 +445,7 @@ static int sroce_odp_map(struct sroce_mr *mr, u64 iova, u32 len, bool write,
 	va = sroce_odp_va(mr, mr_iova, iova);
 	mutex_lock(&mr->odp_mutex);
 	if (!mr->odp_implicit) {
-		sroce_odp_part_of(mr, va, &part);
-		ret = sroce_odp_map_part(&part, va, len, mask, fault);
+		ret = sroce_odp_map_part(&mr->odp_part, va, len, mask, fault);
 	} else {
 		/* Child by child. */
 		for (ret = 0; len && !ret; len -= n, va += n) {
@@ -502,7 +453,7 @@ static int sroce_odp_map(struct sroce_mr *mr, u64 iova, u32 len, bool write,
 					    (va & (SROCE_ODP_CHILD_SIZE - 1)));
 			ret = sroce_odp_child_get(mr, va, write, &part);
 			if (!ret)
-				ret = sroce_odp_map_part(&part, va, n, mask,
+				ret = sroce_odp_map_part(part, va, n, mask,
 							 fault);
 		}
 	}
