@@ -20,8 +20,8 @@
  * page or more: one fault (and, at the responder, one round trip of a
  * dropped request and what the requester sent behind it) per this much
  * of a stream rather than per message. With 64 KiB WRITEs, 128 KiB
- * within the message gave 5% of a pinned region's rate on first
- * touch, 1 MiB past it about 45% (make bench-odp). Smaller messages (atomics,
+ * within the message gave 5% of a pinned region's rate on first touch,
+ * 1 MiB past it about 45% (make bench-odp). Smaller messages (atomics,
  * small sends) bring in their own pages only.
  */
 #define SROCE_ODP_FAULT_AHEAD	(1024 * 1024)

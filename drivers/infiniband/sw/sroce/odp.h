@@ -28,8 +28,10 @@
  * fault: a protection error for our own WQE, a remote access error for
  * the peer's request. Nothing loops.
  *
- * Lock order: the umem's umem_mutex, then @odp_lock. Nothing allocates
- * with GFP_KERNEL under umem_mutex (reclaim calls our invalidate).
+ * Lock order: the region's @odp_mutex (one mapper at a time, and the
+ * making of an implicit region's children), the process's mmap_lock,
+ * the umem's umem_mutex, then @odp_lock. Nothing allocates with
+ * GFP_KERNEL under umem_mutex (reclaim calls our invalidate).
  */
 #ifndef SROCE_ODP_H
 #define SROCE_ODP_H
