@@ -10,6 +10,9 @@
 # UCX's UD transport needs wc.sl to tell IPv4 from IPv6 and must not
 # send flow labels above 20 bits: a UD endpoint that gets no answer
 # aborts the process ("unhandled timeout error").
+# On sroce, then UCX on on-demand paging (ODP) regions: ucx_perftest -B
+# (buffers mapped non-blocking, which UCX registers on demand) and
+# ucp_verify over UCX's one implicit ODP key (see the end).
 #
 # rdma_rxe: its wc.sl is always 0, which UCX reads as IPv6: ud_verbs on
 # an IPv4 GID drops every packet, and rc_verbs cannot wire up through it.
@@ -43,20 +46,23 @@ ucx_final() {
 # over UCX_TLS=TLS and the GIDs of family GIDS (4 or 6). Both exit 0;
 # the client reports every iteration, a non-zero bandwidth and message
 # rate, and that its endpoint used the transport asked for on CDEV.
+# UCX_ENV (an array of VAR=VALUE) goes to both sides' environment and
+# PERF_ARGS to both command lines.
+UCX_ENV=() PERF_ARGS=()
 ucx_pair() {
 	local name=$1 tls=$2 fam=$3 test=$4 size=$5 port=$((UCX_PORT++))
 	local srv=$RESULTS/$name-server.txt cli=$RESULTS/$name-client.txt
 	local sg=$SG cg=$CG spid src=0 crc=0 t0=$SECONDS tl=${2%%,*}
-	local args=(-t "$test" -s "$size" -n "$UCX_ITERS" -w 10 -p "$port")
+	local args=(-t "$test" -s "$size" -n "$UCX_ITERS" -w 10 -p "$port" "${PERF_ARGS[@]}")
 
 	[[ $fam == 6 ]] && sg=$SG6 cg=$CG6
 	log "$name: ucx_perftest ${args[*]}, UCX_TLS=$tls, GIDs $sg/$cg"
-	env UCX_NET_DEVICES="$SDEV:1" UCX_TLS="$tls" UCX_IB_GID_INDEX="$sg" \
+	env "${UCX_ENV[@]}" UCX_NET_DEVICES="$SDEV:1" UCX_TLS="$tls" UCX_IB_GID_INDEX="$sg" \
 		timeout -k 5 90 stdbuf -oL -eL ucx_perftest "${args[@]}" >"$srv" 2>&1 &
 	spid=$!
 	wait_until 30 "$name: server listening on $port" listening_or_gone "$spid" "$port"
-	"${CNS[@]}" env UCX_NET_DEVICES="$CDEV:1" UCX_TLS="$tls" UCX_IB_GID_INDEX="$cg" \
-		UCX_LOG_LEVEL=info timeout -k 5 60 stdbuf -oL -eL \
+	"${CNS[@]}" env "${UCX_ENV[@]}" UCX_NET_DEVICES="$CDEV:1" UCX_TLS="$tls" \
+		UCX_IB_GID_INDEX="$cg" UCX_LOG_LEVEL=info timeout -k 5 60 stdbuf -oL -eL \
 		ucx_perftest "${args[@]}" "$SADDR" >"$cli" 2>&1 || crc=$?
 	((crc == 0)) || kill "$spid" 2>/dev/null || true
 	wait "$spid" || src=$?
@@ -78,11 +84,11 @@ ucx_pair() {
 
 # verify NAME TLS ADDR: ucp_verify, server on SDEV bound to ADDR (one of
 # SDEV's), client on CDEV, connected through the rdma_cm; both end "all
-# ok".
+# ok" (UCX_ENV as for ucx_pair).
 verify() {
 	local name=$1 tls=$2 addr=$3 port=$((UCX_PORT++)) spid src=0 crc=0 t0=$SECONDS
 	local srv=$RESULTS/$name-server.txt cli=$RESULTS/$name-client.txt
-	local ucx=(UCX_TLS="$tls" UCX_SOCKADDR_TLS_PRIORITY=rdmacm)
+	local ucx=(UCX_TLS="$tls" UCX_SOCKADDR_TLS_PRIORITY=rdmacm "${UCX_ENV[@]}")
 
 	log "$name: ucp_verify, UCX_TLS=$tls, server $addr"
 	env "${ucx[@]}" UCX_NET_DEVICES="$SDEV:1" \
@@ -116,5 +122,39 @@ done
 
 verify verify-rc rc_verbs 192.0.2.1
 verify verify-ud ud_verbs 2001:db8::1
+
+# odp_faults_sum: both devices' hw counter odp_faults, added up.
+odp_faults_sum() {
+	echo $(($(port_counter "$SDEV" odp_faults) + $(port_counter "$CDEV" odp_faults)))
+}
+
+# UCX on ODP (sroce only: rxe has none on these kernels). UCX 1.13 has no
+# UCX_REG_NONBLOCK_MEM_TYPES (1.15 added it); its equivalents are
+# registration with the non-blocking flag, which is ODP up to
+# UCX_IB_ODP_MAX_SIZE (ucx_perftest -B: its buffers are mapped so), and
+# the "odp" registration method, one implicit ODP region (NULL, SIZE_MAX)
+# for all of a process's memory, which UCX takes only if the device says
+# IBV_ODP_SUPPORT_IMPLICIT. The first: ucp_put_bw and tag_bw on ODP
+# buffers; the second: ucp_verify's every byte over it, and UCX says it
+# used that global key. Each must fault pages in on the devices.
+if [[ $SROCE_IMPL == sroce ]]; then
+	f0=$(odp_faults_sum)
+	UCX_ENV=(UCX_IB_ODP_MAX_SIZE=1g) PERF_ARGS=(-B)
+	ucx_pair odp-rc-ucp_put_bw "$TLS_RC" 4 ucp_put_bw 65536
+	ucx_pair odp-rc-tag_bw "$TLS_RC" 4 tag_bw 65536
+	f1=$(odp_faults_sum)
+	((f1 > f0)) || fail "ucx_perftest -B: odp_faults stayed at $f1"
+	log "ucx_perftest -B (ODP buffers): odp_faults +$((f1 - f0))"
+	UCX_ENV=(UCX_IB_REG_METHODS=odp UCX_LOG_LEVEL=debug) PERF_ARGS=()
+	verify odp-verify-rc rc_verbs 192.0.2.1
+	f2=$(odp_faults_sum)
+	((f2 > f1)) || fail "ucp_verify on the implicit ODP key: odp_faults stayed at $f2"
+	for side in server client; do
+		grep -q 'using odp global key' "$RESULTS/odp-verify-rc-$side.txt" ||
+			fail "ucp_verify $side: UCX did not use its global (implicit) ODP key"
+	done
+	log "ucp_verify on UCX's implicit ODP key: odp_faults +$((f2 - f1))"
+	UCX_ENV=()
+fi
 
 rdma_pair_done
