@@ -73,7 +73,7 @@ build_test() {
 
 # The second kernel generation and the guest cases run on it.
 K2=6.12
-SMOKE_612='guest/(device-basics|rc-data|ud-pingpong|rdma-cm|nvme-rdma|rx-not-peer|hold-bound|cc-incast|odp)$'
+SMOKE_612='guest/(device-basics|rc-data|ud-pingpong|rdma-cm|nvme-rdma|rx-not-peer|hold-bound|cc-incast|odp|memcg)$'
 
 # 1. Dependencies (the kernel versions come with them).
 if ! "$REPO/scripts/install-deps.sh" > "$OUT/install-deps.log" 2>&1; then

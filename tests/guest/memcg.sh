@@ -6,7 +6,8 @@
 # creating QPs of 8000 WRs (about 4.5 MiB each) fails with ENOMEM after a
 # few, without an OOM kill, and the cgroup's usage falls back once they
 # are destroyed; outside the cgroup more QPs of the same size are created,
-# so the limit, not the driver, stopped them.
+# so the limit, not the driver, stopped them. Then on-demand paging in a
+# cgroup (below).
 . "$(dirname "$0")/lib.sh"
 
 [[ $SROCE_IMPL == sroce ]] || { log "sroce-only case"; exit 0; }
@@ -46,5 +47,43 @@ echo "outside: $out"
 assert_match "$out" "^created $more errno 0 " "$more QPs outside the cgroup"
 
 rmdir "$cg/sroce-memcg"
+
+# On-demand paging: the pages a region's owner has faulted in for it by
+# the driver are charged to the owner's cgroup, as if it had touched
+# them itself. The owner (tests/guest/progs/odp_memcg), in a cgroup of
+# 32 MiB without swap, registers 128 MiB it never touches with
+# IBV_ACCESS_ON_DEMAND; the writer, outside, RDMA WRITEs 128 MiB into it,
+# 1 MiB a time. The cgroup's limit stops it: its OOM killer kills the
+# owner (once, its only process; a fault after that fails to charge and
+# the WRITE waiting for it gets the remote access error, or with the
+# owner's QP gone the retries run out), after fewer than 32 WRITEs. The
+# writer, outside, goes on: the same 64 MiB into an owner outside the
+# cgroup all land, and that owner checks every byte. The OOM reports
+# (with their stacks) are expected in the kernel log between the two
+# markers (scripts/guest/check-kmsg.sh); nothing else may be there.
+g=$(wait_roce_gid 10 sroce0 192.0.2.1) || fail "no RoCE v2 GID on sroce0"
+mkdir "$cg/sroce-odp"
+echo 32M > "$cg/sroce-odp/memory.max"
+[[ -e $cg/sroce-odp/memory.swap.max ]] && echo 0 > "$cg/sroce-odp/memory.swap.max"
+echo "sroce-test: expect memcg oom begin" > /dev/kmsg
+out=$(run_timeout 120 "$PROGS/odp_memcg" sroce0 "$g" "$cg/sroce-odp" 128 2>&1) ||
+	{ echo "$out"; fail "odp_memcg with the owner in the cgroup failed"; }
+echo "sroce-test: expect memcg oom end" > /dev/kmsg
+echo "owner in the cgroup: $out"
+assert_match "$out" '^writes [0-9]+ ok, then (remote access error|transport retry counter exceeded); owner killed by signal 9$' \
+	"the owner OOM-killed in its cgroup, the writer's WRITE failed"
+n=$(sed -n 's/^writes \([0-9]*\) ok.*/\1/p' <<<"$out")
+((n >= 1 && n < 32)) || fail "$n MiB written into an owner limited to 32 MiB"
+events=$(cat "$cg/sroce-odp/memory.events")
+echo "$events" | tr '\n' ' '; echo
+assert_eq "$(awk '$1 == "oom_kill" { print $2 }' <<<"$events")" 1 \
+	"OOM kills in the owner's cgroup"
+max_hits=$(awk '$1 == "max" { print $2 }' <<<"$events")
+((max_hits > 0)) || fail "the owner's cgroup never reached its limit: not charged?"
+out=$(run_timeout 120 "$PROGS/odp_memcg" sroce0 "$g" - 64 2>&1) ||
+	{ echo "$out"; fail "odp_memcg outside the cgroup failed"; }
+echo "owner outside: $out"
+assert_eq "$out" "writes 64 ok, then all; owner exit 0" "64 MiB into an owner outside the cgroup"
+rmdir "$cg/sroce-odp"
 unload_sroce
 log "ok"
