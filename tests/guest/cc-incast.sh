@@ -119,9 +119,6 @@ start_paced() {
 	fail "teardown: the senders were never paced"
 }
 
-# no_rc_qp DEV: DEV has no RC QP left.
-no_rc_qp() { ! rdma resource show qp link "$1/1" | grep -q 'type RC'; }
-
 # (e) A paced QP's teardown: its pacing timer may be armed when the
 # process dies or the netdev under its device goes. The harness's kernel
 # log check catches a timer that outlived its QP.

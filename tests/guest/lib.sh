@@ -640,6 +640,12 @@ side_start() {
 	printf -v "$_side_var" %d "$!"
 }
 
+# no_rc_qp DEV: DEV has no RC QP left.
+no_rc_qp() { ! rdma resource show qp link "$1/1" | grep -q 'type RC'; }
+
+# gone DEV: there is no RDMA device DEV (any more).
+gone() { ! test -e "/sys/class/infiniband/$1"; }
+
 # listening_or_gone PID PORT: PID has exited, or a socket of PID's
 # network namespace listens on TCP PORT (read from /proc: no process
 # started).

@@ -55,8 +55,10 @@
 # 64 KiB x 200): each side exits 0 and prints its result row, and each
 # device's odp_faults grows over each run (the buffers really are ODP).
 # Then teardown under ib_write_bw --odp: both processes killed (-9)
-# mid-transfer, their QPs go; then veth0 deleted mid-transfer, both
-# devices go, and the module unloads; the kernel log stays clean.
+# mid-transfer, their QPs go; then veth0 deleted mid-transfer, and while
+# another process has 256 MiB of asynchronous prefetch under way (odp -P,
+# which then exits cleanly): both devices go, and the module unloads; the
+# kernel log stays clean.
 # Topology: rdma_pair (sroce0 on veth0 here, sroce1 on veth1 in namespace
 # "peer"). On rxe (rxe0 for both sides), which has no ODP on our kernels,
 # odp -r only checks that it says so and refuses an ODP registration
@@ -126,8 +128,6 @@ if [[ $SROCE_IMPL == sroce ]]; then
 		pkill -9 -x ib_write_bw || true
 		for p in $BG; do wait "$p" 2>/dev/null || true; done
 	}
-	no_rc_qp() { ! rdma resource show qp link "$1/1" | grep -q 'type RC'; }
-	gone() { ! test -e "/sys/class/infiniband/$1"; }
 
 	# Teardown with ODP regions under traffic (the harness checks the
 	# kernel log): both processes killed mid-transfer, their QPs and
@@ -139,12 +139,28 @@ if [[ $SROCE_IMPL == sroce ]]; then
 	for d in "$SDEV" "$CDEV"; do
 		wait_until 20 "$d's RC QPs to go with their process" no_rc_qp "$d"
 	done
-	log "odp teardown: veth0 deleted under ib_write_bw --odp"
+	log "odp teardown: veth0 deleted under ib_write_bw --odp and asynchronous prefetches"
 	odp_bg odp_netdev
+	# odp -P: 256 MiB of asynchronous PREFETCH_WRITE on $SDEV; once an
+	# eighth is in, it says so and waits for a line on its stdin (the
+	# fifo) to exit.
+	pout=$RESULTS/odp-prefetch.txt pfifo=/tmp/odp-prefetch.in
+	mkfifo "$pfifo"
+	exec {pin}<>"$pfifo"
+	run_timeout 120 "$PROGS/odp" -P "$SDEV" "$SG" "$CDEV" "$CG" <"$pfifo" >"$pout" 2>&1 &
+	ppid=$!
+	queued_or_gone() { grep -q '^odp all ok' "$pout" || ! kill -0 "$ppid" 2>/dev/null; }
+	wait_until 30 "the prefetches to be queued" queued_or_gone
+	grep -q '^odp all ok' "$pout" || { cat "$pout"; fail "odp -P: no 'odp all ok'"; }
+	grep '^ok' "$pout"
 	ip link del veth0
 	for d in "$SDEV" "$CDEV"; do
 		wait_until 30 "$d to go with its netdev" gone "$d"
 	done
+	echo >&"$pin"
+	prc=0
+	wait "$ppid" || prc=$?
+	((prc == 0)) || { cat "$pout"; fail "odp -P exited with status $prc after its device went"; }
 	odp_bg_kill
 	unload_sroce
 	ip netns del peer

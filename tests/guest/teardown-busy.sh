@@ -35,8 +35,6 @@ release() {		# kill the holders; they must still be alive
 	done
 }
 
-gone() { ! test -e "/sys/class/infiniband/$1"; }
-
 make_veth
 load_sroce
 

@@ -70,8 +70,6 @@ load_end() {
 	log "$name: perftest gone $((SECONDS - t0)) s after the removal"
 }
 
-gone() { ! test -e "/sys/class/infiniband/$1"; }
-
 # remove NAME WHAT CMD...: CMD (the removal) must return within 30 s.
 remove() {
 	local name=$1 what=$2 t0=$SECONDS

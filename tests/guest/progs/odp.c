@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * odp [-r] DEV_A GID_A DEV_B GID_B: on-demand paging (ODP) memory regions
+ * odp [-r] [-P] DEV_A GID_A DEV_B GID_B: on-demand paging (ODP) memory regions
  * between two devices in one process (RDMA devices are visible from every
  * namespace; DEV_A and DEV_B may be the same device). A is the requester
  * of every connection, B the responder; path MTU 1024. Every buffer of a
@@ -111,6 +111,10 @@
  * devices report no IBV_ODP_SUPPORT and that a registration with
  * IBV_ACCESS_ON_DEMAND fails with EOPNOTSUPP or EINVAL, reported on a
  * line "rxe quirk: no ODP ...".
+ * -P (A only, for a teardown): 8 asynchronous PREFETCH_WRITEs of 32 MiB
+ * each into a never-touched ODP region; once an eighth of its pages are
+ * in (mincore), prints how many, then "odp all ok", and waits for a line (or the end) on
+ * stdin before it exits.
  * Prints "ok ..." per check; exits 1 at the first failure.
  */
 #define _GNU_SOURCE
@@ -174,7 +178,9 @@
 #define CHILD_GEN	0x0c41d0u	/* what fork()ed children write */
 #define MAX_GEN		(1u << 16)	/* generations stay below */
 #define GIB		(1ull << 30)
-#define USAGE		"usage: odp [-r] DEV_A GID_A DEV_B GID_B"
+#define PREFETCH_PIECES	8		/* -P */
+#define PREFETCH_PIECE	(32u << 20)
+#define USAGE		"usage: odp [-r] [-P] DEV_A GID_A DEV_B GID_B"
 
 #define LW		IBV_ACCESS_LOCAL_WRITE
 #define REMOTE_ALL	(LW | IBV_ACCESS_REMOTE_WRITE | \
@@ -526,16 +532,11 @@ static void check_no_odp(struct end *e, const char *dev)
 	       (uint64_t)attr.odp_caps.general_caps, strerror(err));
 }
 
-/*
- * Port 1's odp_faults of @dev. The core reads a device's counters again
- * only once the values it read last are 10 ms old: wait that out, or a
- * read just after a transfer could show the values from before it.
- */
+/* Port 1's odp_faults of @dev (fresh: port_counter.h). */
 static long long odp_faults(const char *dev)
 {
 	long long v;
 
-	usleep(20000);
 	v = port_counter(dev, "odp_faults");
 
 	CHECK(v >= 0, "%s: no hw counter odp_faults", dev);
@@ -2454,14 +2455,64 @@ static void test_implicit(void)
 	free_region(&back);
 }
 
+/*
+ * -P: PREFETCH_PIECES asynchronous PREFETCH_WRITEs of PREFETCH_PIECE
+ * bytes each into a never-touched ODP region of A; once an eighth of the
+ * pages are in, a wait for a line on stdin, the rest still coming in:
+ * whoever runs it takes the device away (or kills the process) then.
+ */
+static void prefetch_and_wait(void)
+{
+	struct ibv_sge sge[PREFETCH_PIECES];
+	struct timespec t0;
+	unsigned char *vec;
+	struct region r;
+	size_t i, n = 0;
+	char line[16];
+	int err;
+
+	fresh_anon(&a, &r, PREFETCH_PIECES * PREFETCH_PIECE, LW);
+	for (i = 0; i < PREFETCH_PIECES; i++)
+		sge[i] = sge_in(&r, i * PREFETCH_PIECE, PREFETCH_PIECE);
+	for (i = 0; i < PREFETCH_PIECES; i++) {
+		err = advise(&a, a.pd, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			     0, &sge[i], 1);
+		CHECK(!err, "asynchronous advise_mr %zu: %s", i, strerror(err));
+	}
+	vec = malloc(r.len / PAGE);
+	CHECK(vec, "out of memory");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* Under way: an eighth of the pages in, and then it goes on. */
+	while (n < r.len / PAGE / 8) {
+		CHECK(ms_since(&t0) < WAIT_MS,
+		      "the prefetches brought %zu pages in within %d ms", n,
+		      WAIT_MS);
+		nap_us(1000);
+		CHECK(!mincore(r.p, r.len, vec), "mincore: %s",
+		      strerror(errno));
+		for (i = 0, n = 0; i < r.len / PAGE; i++)
+			n += vec[i] & 1;
+	}
+	printf("ok %d asynchronous prefetches of %u MiB under way: %zu of %zu pages in after %ld ms\n",
+	       PREFETCH_PIECES, PREFETCH_PIECE >> 20, n, r.len / PAGE,
+	       ms_since(&t0));
+	printf("odp all ok\n");
+	CHECK(fgets(line, sizeof(line), stdin) || feof(stdin), "stdin");
+	exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	long long faults_a, faults_b, now_a, now_b;
+	int prefetch_only = 0;
 
-	argv = prog_args(argc, argv, "r", (int *[]){ &rxe_quirks }, 4, USAGE);
+	argv = prog_args(argc, argv, "rP",
+			 (int *[]){ &rxe_quirks, &prefetch_only }, 4, USAGE);
 	dev_a = argv[0];
 	dev_b = argv[2];
 	end_open(&a, "A", dev_a, atoi(argv[1]));
+	if (prefetch_only)
+		prefetch_and_wait();
 	end_open(&b, "B", dev_b, atoi(argv[3]));
 	a.sq_psn = 0x00fff0;
 	b.sq_psn = 0x123456;
