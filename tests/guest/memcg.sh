@@ -56,7 +56,7 @@ rmdir "$cg/sroce-memcg"
 # 1 MiB a time. The cgroup's limit stops it: its OOM killer kills the
 # owner (once, its only process; a fault after that fails to charge and
 # the WRITE waiting for it gets the remote access error, or with the
-# owner's QP gone the retries run out), after fewer than 32 WRITEs. The
+# owner's QP gone the retries run out), after about 32 WRITEs. The
 # writer, outside, goes on: the same 64 MiB into an owner outside the
 # cgroup all land, and that owner checks every byte. The OOM reports
 # (with their stacks) are expected in the kernel log between the two
@@ -73,7 +73,9 @@ echo "owner in the cgroup: $out"
 assert_match "$out" '^writes [0-9]+ ok, then (remote access error|transport retry counter exceeded); owner killed by signal 9$' \
 	"the owner OOM-killed in its cgroup, the writer's WRITE failed"
 n=$(sed -n 's/^writes \([0-9]*\) ok.*/\1/p' <<<"$out")
-((n >= 1 && n < 32)) || fail "$n MiB written into an owner limited to 32 MiB"
+# About 32 (31 on 6.1; 32 on 6.12, whose faults take huge pages where
+# they can); uncharged faults would take all 128.
+((n >= 1 && n < 64)) || fail "$n MiB written into an owner limited to 32 MiB"
 events=$(cat "$cg/sroce-odp/memory.events")
 echo "$events" | tr '\n' ' '; echo
 assert_eq "$(awk '$1 == "oom_kill" { print $2 }' <<<"$events")" 1 \
