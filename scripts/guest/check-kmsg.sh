@@ -32,9 +32,11 @@
 # memcg oom begin" and "... end" that a case writes to /dev/kmsg, each
 # whole report of a memory cgroup's OOM killer - from "invoked
 # oom-killer:" to its "Memory cgroup out of memory: Killed process" or
-# "Out of memory and no killable processes", with
-# mem_cgroup_out_of_memory on its stack - is left out; every other line
-# there is checked, and so is a report that does not end.
+# "Out of memory and no killable processes", and of a memory cgroup (its
+# "Memory cgroup stats for", its stack's mem_cgroup_out_of_memory or its
+# CONSTRAINT_MEMCG) - is left out, with whatever another CPU printed in
+# the middle of it; every other line there is checked, and so is a
+# report that does not end.
 set -euo pipefail
 
 # Case-sensitive extended regexes, matched anywhere in a line.
@@ -61,28 +63,29 @@ PATTERNS=(
 
 re=$(IFS='|'; echo "${PATTERNS[*]}")
 
-# without_expected_oom LOG: LOG's lines, each after its line number and a
-# colon, but the expected memcg OOM reports (see above).
+# without_expected_oom LOG: LOG's lines, but each line of an expected
+# memcg OOM report (see above) as an empty line, so that line numbers and
+# anchors stay as they are.
 without_expected_oom() {
 	awk '
+	function flush(keep,   i) {
+		for (i = 1; i <= n; i++)
+			print keep ? held[i] : ""
+		n = 0
+	}
 	/sroce-test: expect memcg oom begin/ { expect = 1 }
 	/sroce-test: expect memcg oom end/ { expect = 0 }
-	expect && !inblock && /invoked oom-killer:/ {
-		inblock = 1; memcg = 0; held = NR ":" $0; next
-	}
-	inblock {
-		held = held "\n" NR ":" $0
-		if (/mem_cgroup_out_of_memory/)
+	expect && !n && /invoked oom-killer:/ { memcg = 0 }
+	n || (expect && /invoked oom-killer:/) {
+		held[++n] = $0
+		if (/Memory cgroup stats for|mem_cgroup_out_of_memory|CONSTRAINT_MEMCG/)
 			memcg = 1
-		if (/Memory cgroup out of memory: Killed process|Out of memory and no killable processes/) {
-			inblock = 0
-			if (!memcg)
-				print held
-		}
+		if (/Memory cgroup out of memory: Killed process|Out of memory and no killable processes/)
+			flush(!memcg)
 		next
 	}
-	{ print NR ":" $0 }
-	END { if (inblock) print held }
+	{ print }
+	END { flush(1) }
 	' "$1"
 }
 if [[ ${1:-} == --regex ]]; then
@@ -96,7 +99,7 @@ for log in "$@"; do
 		bad=1
 		continue
 	fi
-	hits=$(without_expected_oom "$log" | grep -E -- "$re" || true)
+	hits=$(without_expected_oom "$log" | grep -nE -- "$re" || true)
 	if [[ -n $hits ]]; then
 		echo "kernel log $log has reports:"
 		head -n 40 <<<"$hits" | sed "s/^/    /"

@@ -57,8 +57,8 @@ rmdir "$cg/sroce-memcg"
 # owner (once, its only process; a fault after that fails to charge and
 # the WRITE waiting for it gets the remote access error, or with the
 # owner's QP gone the retries run out), after about 32 WRITEs. The
-# writer, outside, goes on: the same 64 MiB into an owner outside the
-# cgroup all land, and that owner checks every byte. The OOM reports
+# writer, outside, goes on: 64 MiB into an owner outside the cgroup all
+# land, and that owner checks every byte. The OOM reports
 # (with their stacks) are expected in the kernel log between the two
 # markers (scripts/guest/check-kmsg.sh); nothing else may be there.
 g=$(wait_roce_gid 10 sroce0 192.0.2.1) || fail "no RoCE v2 GID on sroce0"

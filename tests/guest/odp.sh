@@ -56,9 +56,9 @@
 # device's odp_faults grows over each run (the buffers really are ODP).
 # Then teardown under ib_write_bw --odp: both processes killed (-9)
 # mid-transfer, their QPs go; then veth0 deleted mid-transfer, and while
-# another process has 256 MiB of asynchronous prefetch under way (odp -P,
-# which then exits cleanly): both devices go, and the module unloads; the
-# kernel log stays clean.
+# another process has 512 MiB of asynchronous prefetch under way (odp -P,
+# which then exits cleanly, not all of it in): both devices go, and the
+# module unloads; the kernel log stays clean.
 # Topology: rdma_pair (sroce0 on veth0 here, sroce1 on veth1 in namespace
 # "peer"). On rxe (rxe0 for both sides), which has no ODP on our kernels,
 # odp -r only checks that it says so and refuses an ODP registration
@@ -141,13 +141,14 @@ if [[ $SROCE_IMPL == sroce ]]; then
 	done
 	log "odp teardown: veth0 deleted under ib_write_bw --odp and asynchronous prefetches"
 	odp_bg odp_netdev
-	# odp -P: 256 MiB of asynchronous PREFETCH_WRITE on $SDEV; once an
+	# odp -P: 512 MiB of asynchronous PREFETCH_WRITE on $SDEV; once an
 	# eighth is in, it says so and waits for a line on its stdin (the
-	# fifo) to exit.
+	# fifo), then says how much came in: not all, or the devices went
+	# after the prefetches, not under them.
 	pout=$RESULTS/odp-prefetch.txt pfifo=/tmp/odp-prefetch.in
 	mkfifo "$pfifo"
 	exec {pin}<>"$pfifo"
-	run_timeout 120 "$PROGS/odp" -P "$SDEV" "$SG" "$CDEV" "$CG" <"$pfifo" >"$pout" 2>&1 &
+	run_timeout 120 "$PROGS/odp" -P "$SDEV" "$SG" "$CDEV" "$CG" <"$pfifo" {pin}>&- >"$pout" 2>&1 &
 	ppid=$!
 	queued_or_gone() { grep -q '^odp all ok' "$pout" || ! kill -0 "$ppid" 2>/dev/null; }
 	wait_until 30 "the prefetches to be queued" queued_or_gone
@@ -158,9 +159,16 @@ if [[ $SROCE_IMPL == sroce ]]; then
 		wait_until 30 "$d to go with its netdev" gone "$d"
 	done
 	echo >&"$pin"
+	exec {pin}>&-
+	rm -f "$pfifo"
 	prc=0
 	wait "$ppid" || prc=$?
 	((prc == 0)) || { cat "$pout"; fail "odp -P exited with status $prc after its device went"; }
+	pend=$(grep '^in at the end' "$pout") || { cat "$pout"; fail "odp -P: no final count"; }
+	log "odp -P: $pend"
+	[[ $pend =~ ^in\ at\ the\ end:\ ([0-9]+)\ of\ ([0-9]+)\ pages$ ]] &&
+		((BASH_REMATCH[1] < BASH_REMATCH[2])) ||
+		fail "odp -P: the prefetches were over before the devices went ($pend)"
 	odp_bg_kill
 	unload_sroce
 	ip netns del peer

@@ -111,10 +111,11 @@
  * devices report no IBV_ODP_SUPPORT and that a registration with
  * IBV_ACCESS_ON_DEMAND fails with EOPNOTSUPP or EINVAL, reported on a
  * line "rxe quirk: no ODP ...".
- * -P (A only, for a teardown): 8 asynchronous PREFETCH_WRITEs of 32 MiB
+ * -P (A only, for a teardown): 8 asynchronous PREFETCH_WRITEs of 64 MiB
  * each into a never-touched ODP region; once an eighth of its pages are
- * in (mincore), prints how many, then "odp all ok", and waits for a line (or the end) on
- * stdin before it exits.
+ * in (mincore), prints how many, then "odp all ok", and waits for a line
+ * (or the end) on stdin; then prints "in at the end: N of M pages" and
+ * exits.
  * Prints "ok ..." per check; exits 1 at the first failure.
  */
 #define _GNU_SOURCE
@@ -179,7 +180,7 @@
 #define MAX_GEN		(1u << 16)	/* generations stay below */
 #define GIB		(1ull << 30)
 #define PREFETCH_PIECES	8		/* -P */
-#define PREFETCH_PIECE	(32u << 20)
+#define PREFETCH_PIECE	(64u << 20)
 #define USAGE		"usage: odp [-r] [-P] DEV_A GID_A DEV_B GID_B"
 
 #define LW		IBV_ACCESS_LOCAL_WRITE
@@ -2498,6 +2499,10 @@ static void prefetch_and_wait(void)
 	       ms_since(&t0));
 	printf("odp all ok\n");
 	CHECK(fgets(line, sizeof(line), stdin) || feof(stdin), "stdin");
+	CHECK(!mincore(r.p, r.len, vec), "mincore: %s", strerror(errno));
+	for (i = 0, n = 0; i < r.len / PAGE; i++)
+		n += vec[i] & 1;
+	printf("in at the end: %zu of %zu pages\n", n, r.len / PAGE);
 	exit(0);
 }
 

@@ -15,10 +15,9 @@
  * would be had it touched the pages itself. The writer prints
  *	writes N ok, then STATUS; owner STATE
  * (N the WRITEs that completed successfully, STATUS the first other
- * completion status or "all", STATE "exit 0" or "killed by signal S")
- * and exits 0; it fails only if something else went wrong: no completion
- * within 60 s, a write completing after a failed one, or the owner
- * failing in any other way.
+ * completion status or "all", STATE "exit E" or "killed by signal S":
+ * the case judges them) and exits 0; it fails itself only if a WRITE
+ * gets no completion within 60 s, or another one than it waits for.
  */
 #define _GNU_SOURCE
 #include <errno.h>
