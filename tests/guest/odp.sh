@@ -167,7 +167,11 @@ if [[ $SROCE_IMPL == sroce ]]; then
 	# Not asserted: how far the prefetches got before the devices went
 	# is the scheduler's (80192 of 131072 pages on 6.1; all of them on
 	# the debug kernel, whose device removal is slower still).
-	log "odp -P: $pend (fewer than all: the devices went under the prefetches)"
+	under="the devices went under the prefetches"
+	[[ $pend =~ ^in\ at\ the\ end:\ ([0-9]+)\ of\ ([0-9]+)\ pages$ &&
+	   ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] &&
+		under="all were in before the devices went"
+	log "odp -P: $pend ($under)"
 	odp_bg_kill
 	unload_sroce
 	ip netns del peer
