@@ -78,4 +78,24 @@ static inline void check_guarded_pattern(const uint8_t *p, size_t n,
 	check_untouched(p + n, GUARD, what);
 }
 
+/* The @len bytes at @p are all zero (memory never written: fresh pages). */
+static inline void check_zero(const uint8_t *p, size_t len, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		CHECK(!p[i], "%s: byte %zu of %zu that must be zero is %#x",
+		      what, i, len, p[i]);
+}
+
+/* Bytes @first on of pattern @seed in the @n at @p, GUARD zeros around. */
+static inline void check_pattern_in_zeros(const uint8_t *p, size_t n,
+					  unsigned int seed, size_t first,
+					  const char *what)
+{
+	check_zero(p - GUARD, GUARD, what);
+	check_pattern(p, n, seed, first, what);
+	check_zero(p + n, GUARD, what);
+}
+
 #endif /* SROCE_TEST_DATA_PATTERN_H */

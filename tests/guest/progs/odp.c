@@ -302,24 +302,12 @@ static int remap(struct region *r, int fd, int seed, int prot)
 	return old;
 }
 
-/* The @len bytes at @p are all zero. */
-static void check_zero(const uint8_t *p, size_t len, const char *what)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		CHECK(!p[i], "%s: byte %zu of %zu that must be zero is %#x",
-		      what, i, len, p[i]);
-}
-
 /* @dst at @doff holds @len bytes of @src from @soff, zeros around them. */
 static void check_landed(const struct region *dst, size_t doff, size_t len,
 			 const struct region *src, size_t soff,
 			 const char *what)
 {
-	check_zero(dst->p + doff - GUARD, GUARD, what);
-	check_pattern(dst->p + doff, len, src->seed, soff, what);
-	check_zero(dst->p + doff + len, GUARD, what);
+	check_pattern_in_zeros(dst->p + doff, len, src->seed, soff, what);
 }
 
 static struct ibv_sge sge_in(const struct region *r, size_t off,
@@ -858,24 +846,6 @@ static void test_uc_write(int imm)
 	free_region(&dst);
 }
 
-/* @e's UD QP through INIT (Q_Key QKEY) and RTR to RTS. */
-static void ud_to_rts(struct end *e)
-{
-	struct ibv_qp_attr at = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				  .qkey = QKEY };
-	int err;
-
-	err = ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_QKEY);
-	CHECK(!err, "%s: UD QP to INIT: %s", e->name, strerror(err));
-	at.qp_state = IBV_QPS_RTR;
-	err = ibv_modify_qp(e->qp, &at, IBV_QP_STATE);
-	CHECK(!err, "%s: UD QP to RTR: %s", e->name, strerror(err));
-	at.qp_state = IBV_QPS_RTS;
-	err = ibv_modify_qp(e->qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN);
-	CHECK(!err, "%s: UD QP to RTS: %s", e->name, strerror(err));
-}
-
 static void test_ud(void)
 {
 	struct ibv_ah_attr aha = {
@@ -887,8 +857,8 @@ static void test_ud(void)
 
 	create_qp(&a, IBV_QPT_UD, MAX_WR, 0, 0);
 	create_qp(&b, IBV_QPT_UD, MAX_WR, 0, 0);
-	ud_to_rts(&a);
-	ud_to_rts(&b);
+	conn_ud_to_rts(a.qp, a.name, QKEY, 0);
+	conn_ud_to_rts(b.qp, b.name, QKEY, 0);
 	ah = ibv_create_ah(a.pd, &aha);
 	CHECK(ah, "create_ah: %s", strerror(errno));
 	test_dropped_send(ah);

@@ -259,15 +259,6 @@ static uint64_t peer_landing(int n)
 	return peer.tgt_va + (uint64_t)n * SLICE + LAND_AT;
 }
 
-static void check_zero(const uint8_t *p, size_t len, const char *what)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		CHECK(!p[i], "%s: byte %zu next to the transfer is %#x", what,
-		      i, p[i]);
-}
-
 /* Whether the @len bytes at @p are pattern @seed from @first on. */
 static int is_pattern(const uint8_t *p, size_t len, int seed, size_t first)
 {
@@ -277,15 +268,6 @@ static int is_pattern(const uint8_t *p, size_t len, int seed, size_t first)
 		if (p[i] != pattern_byte(seed, first + i))
 			return 0;
 	return 1;
-}
-
-/* @len bytes of pattern @seed from @first at @at, zeros around them. */
-static void check_landed(const uint8_t *at, size_t len, int seed,
-			 size_t first, const char *what)
-{
-	check_zero(at - GUARD, GUARD, what);
-	check_pattern(at, len, seed, first, what);
-	check_zero(at + len, GUARD, what);
 }
 
 /* --- queue pairs ------------------------------------------------------- */
@@ -328,21 +310,6 @@ static uint32_t psn_of(int side_b, int i)
 	return (side_b ? 0x2000 : 0x1000) + i;
 }
 
-static void ud_to_rts(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr at = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				  .qkey = QKEY };
-
-	CHECK(!ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			     IBV_QP_PORT | IBV_QP_QKEY), "UD QP to INIT");
-	at.qp_state = IBV_QPS_RTR;
-	CHECK(!ibv_modify_qp(qp, &at, IBV_QP_STATE), "UD QP to RTR");
-	at.qp_state = IBV_QPS_RTS;
-	at.sq_psn = psn_of(is_b, QP_UD);
-	CHECK(!ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN),
-	      "UD QP to RTS");
-}
-
 static void connect_qps(void)
 {
 	struct conn_params p = {
@@ -358,7 +325,8 @@ static void connect_qps(void)
 		cp.psn = psn_of(!is_b, i);
 		conn_to_rts(qps[i], is_b ? "B" : "A", &p, &cp);
 	}
-	ud_to_rts(qps[QP_UD]);
+	conn_ud_to_rts(qps[QP_UD], is_b ? "B" : "A", QKEY,
+		       psn_of(is_b, QP_UD));
 }
 
 /* --- posting and completions ------------------------------------------- */
@@ -497,7 +465,7 @@ static void rc_into(enum ibv_wr_opcode op, uint32_t len, int n)
 			expect_recv(QP_RC, n, len, imm, what);
 		else
 			expect(CTL_SENT, what);
-		check_landed(landing(n), len, SEED_A, SRC_AT, what);
+		check_pattern_in_zeros(landing(n), len, SEED_A, SRC_AT, what);
 		tell(CTL_CHECKED);
 	} else {
 		expect(CTL_READY, what);
@@ -522,7 +490,7 @@ static void rc_read(uint32_t len, int n)
 	if (is_b)
 		return;		/* nothing to do or see */
 	run_req(&r, IBV_WC_SUCCESS, what);
-	check_landed(landing(n), len, SEED_B, 4099, what);
+	check_pattern_in_zeros(landing(n), len, SEED_B, 4099, what);
 	printf("ok %s from B's ODP source into never-touched ODP memory\n",
 	       what);
 }
@@ -597,7 +565,7 @@ static void rc_srq(int n)
 		tell(CTL_READY);
 		for (i = 0; i < 2; i++) {
 			expect_recv(QP_SRQ, n + i, len[i], 0, "SRQ receive");
-			check_landed(landing(n + i), len[i], SEED_A,
+			check_pattern_in_zeros(landing(n + i), len[i], SEED_A,
 				     SRC_AT + i * 777, "SRQ receive");
 		}
 		tell(CTL_CHECKED);
@@ -725,7 +693,7 @@ static void rc_hole(void)
 		CHECK(!munmap(hole + PAGE, PAGE), "munmap: %s", strerror(errno));
 		tell(CTL_READY);
 		expect(CTL_SENT, what);
-		check_landed(hole + 64, 100, SEED_A, SRC_AT, what);
+		check_pattern_in_zeros(hole + 64, 100, SEED_A, SRC_AT, what);
 		tell(CTL_CHECKED);
 	} else {
 		expect(CTL_READY, what);

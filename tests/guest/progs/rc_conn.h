@@ -104,6 +104,26 @@ static inline void conn_to_rts(struct ibv_qp *qp, const char *name,
 	CHECK(!err, "%s: modify to RTS: %s", name, strerror(err));
 }
 
+/* Moves UD @qp through INIT (Q_Key @qkey) and RTR to RTS at @psn. */
+static inline void conn_ud_to_rts(struct ibv_qp *qp, const char *name,
+				  uint32_t qkey, uint32_t psn)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = qkey };
+	int err;
+
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_QKEY);
+	CHECK(!err, "%s: UD QP to INIT: %s", name, strerror(err));
+	a.qp_state = IBV_QPS_RTR;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	CHECK(!err, "%s: UD QP to RTR: %s", name, strerror(err));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = psn;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	CHECK(!err, "%s: UD QP to RTS: %s", name, strerror(err));
+}
+
 /* One side of a pair for conn_connect(): its QP, GID and send PSN. */
 struct conn_end {
 	const char *name;
