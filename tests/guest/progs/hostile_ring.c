@@ -18,6 +18,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "check.h"
+#include "rc_conn.h"
 #include "open_device.h"
 #include "rc_conn.h"
 
@@ -60,17 +61,10 @@ static struct ibv_qp *make_qp_on(struct ibv_cq *qcq)
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = 0x11 };
 	struct ibv_qp *qp = ibv_create_qp(pd, &init);
 
 	CHECK(qp, "create_qp: %s", strerror(errno));
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			     IBV_QP_PORT | IBV_QP_QKEY), "INIT");
-	a.qp_state = IBV_QPS_RTR;
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE), "RTR");
-	a.qp_state = IBV_QPS_RTS;
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), "RTS");
+	conn_ud_to_rts(qp, "UD QP", 0x11, 0);
 	return qp;
 }
 

@@ -47,6 +47,7 @@
 #include "check.h"
 #include "open_device.h"
 #include "port_counter.h"
+#include "rc_conn.h"
 
 #define QKEY		0x11110000u
 #define QKEY_OTHER	0x22220000u
@@ -83,8 +84,6 @@ static void setup(struct end *e, const char *name, const char *dev,
 		.cap = { .max_send_wr = 16, .max_recv_wr = NRECV,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = qkey };
 
 	e->name = name;
 	e->ctx = open_by_name(dev);
@@ -101,14 +100,7 @@ static void setup(struct end *e, const char *name, const char *dev,
 	CHECK(e->mr, "%s: mr: %s", name, strerror(errno));
 	if (type != IBV_QPT_UD)
 		return;
-	CHECK(!ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			     IBV_QP_PORT | IBV_QP_QKEY), "%s: INIT", name);
-	a.qp_state = IBV_QPS_RTR;
-	CHECK(!ibv_modify_qp(e->qp, &a, IBV_QP_STATE), "%s: RTR", name);
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	CHECK(!ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN),
-	      "%s: RTS", name);
+	conn_ud_to_rts(e->qp, name, qkey, 0);
 }
 
 static void teardown(struct end *e)

@@ -191,6 +191,7 @@
 #include "data_pattern.h"
 #include "data_xfer.h"
 #include "end.h"
+#include "pattern_memfd.h"
 #include "port_counter.h"
 #include "prog_args.h"
 #include "rc_conn.h"
@@ -219,26 +220,6 @@ static uint8_t *map_at(void *at, size_t len, int fd, int prot)
 	p = mmap(at, len, prot, flags | (at ? MAP_FIXED : 0), fd, 0);
 	CHECK(p != MAP_FAILED, "mmap of %zu bytes: %s", len, strerror(errno));
 	return p;
-}
-
-/* A memfd of @len bytes: pattern @seed written by write(2), or zeros. */
-static int new_memfd(size_t len, int seed)
-{
-	uint8_t chunk[16384];
-	size_t off, n;
-	ssize_t w;
-	int fd;
-
-	fd = memfd_create("odp", MFD_CLOEXEC);
-	CHECK(fd >= 0, "memfd_create: %s", strerror(errno));
-	CHECK(!ftruncate(fd, len), "ftruncate: %s", strerror(errno));
-	for (off = 0; seed >= 0 && off < len; off += w) {
-		n = len - off < sizeof(chunk) ? len - off : sizeof(chunk);
-		fill_pattern(chunk, n, seed, off);
-		w = write(fd, chunk, n);
-		CHECK(w > 0, "write to the memfd: %s", strerror(errno));
-	}
-	return fd;
 }
 
 /* @r: @len bytes of @fd (-1: anonymous), holding @seed; not registered. */
@@ -271,7 +252,7 @@ static void fresh_anon(struct end *e, struct region *r, size_t len,
 static void memfd_region(struct end *e, struct region *r, size_t len,
 			 int seed, int prot, unsigned int access)
 {
-	map_region(r, len, new_memfd(len, seed), seed, prot);
+	map_region(r, len, pattern_memfd(len, seed), seed, prot);
 	reg_odp(e, r, access);
 }
 
@@ -915,9 +896,9 @@ static void test_remap(void)
 	write_into(&src, SRC_AT, SMALL, &dst, DST_AT, 0, what);
 	first = src;
 	seed = next_seed++;
-	close(remap(&src, new_memfd(REGION, seed), seed, PROT_READ));
+	close(remap(&src, pattern_memfd(REGION, seed), seed, PROT_READ));
 	old = dst;
-	old.fd = remap(&dst, new_memfd(REGION, -1), -1,
+	old.fd = remap(&dst, pattern_memfd(REGION, -1), -1,
 		       PROT_READ | PROT_WRITE);
 	write_into(&src, SRC_AT, SMALL, &dst, DST_AT, 0, what);
 	/* The old target file has the first WRITE, nothing of the second. */
@@ -2317,7 +2298,7 @@ static void test_implicit(void)
 	amr = reg_implicit(&a, LW);
 	bmr = reg_implicit(&b, LW | IBV_ACCESS_REMOTE_WRITE |
 			       IBV_ACCESS_REMOTE_READ);
-	map_region(&src, REGION, new_memfd(REGION, next_seed++), 0, PROT_READ);
+	map_region(&src, REGION, pattern_memfd(REGION, next_seed++), 0, PROT_READ);
 	src.seed = next_seed - 1;
 	map_region(&back, REGION, -1, -1, PROT_READ | PROT_WRITE);
 	sparse = map_aligned(SPARSE, PROT_READ | PROT_WRITE);

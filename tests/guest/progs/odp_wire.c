@@ -55,6 +55,7 @@
 #include "check.h"
 #include "data_pattern.h"
 #include "open_device.h"
+#include "pattern_memfd.h"
 #include "rc_conn.h"
 
 #define PAGE		4096u
@@ -207,18 +208,9 @@ static uint8_t *map_anon(size_t len)
 /* A memfd of SRC_LEN bytes of pattern @seed (by write(2)), mapped. */
 static uint8_t *map_pattern(int seed)
 {
-	uint8_t chunk[16384];
-	size_t off;
+	int fd = pattern_memfd(SRC_LEN, seed);
 	void *p;
-	int fd;
 
-	fd = memfd_create("odp_wire", MFD_CLOEXEC);
-	CHECK(fd >= 0, "memfd_create: %s", strerror(errno));
-	for (off = 0; off < SRC_LEN; off += sizeof(chunk)) {
-		fill_pattern(chunk, sizeof(chunk), seed, off);
-		CHECK(write(fd, chunk, sizeof(chunk)) == sizeof(chunk),
-		      "write to the memfd: %s", strerror(errno));
-	}
 	p = mmap(NULL, SRC_LEN, PROT_READ, MAP_SHARED, fd, 0);
 	CHECK(p != MAP_FAILED, "mmap of the memfd: %s", strerror(errno));
 	close(fd);
