@@ -17,19 +17,20 @@
 #                RoCE's size, where TCP sends 64 KiB segments (GSO) per
 #                trip through the stack and the emulated NIC
 #   rxe          the in-tree rdma_rxe on both ends (rxe0 <-> rxe0)
-#   sroce        sroce on both ends (sroce0 <-> sroce0), module parameter
-#                gso_tx=1: the packets of one engine step cross the IP
-#                stack as one GSO skb
-#   sroce-nogso  the same module, gso_tx=0 on both guests: each packet
-#                crosses the stack on its own
+#   sroce        sroce on both ends (sroce0 <-> sroce0), module parameters
+#                gso_tx=1 and gro_rx=1: the packets of one engine step
+#                cross the IP stack as one GSO skb, and received packets
+#                of one QP go up it as one GRO chain
+#   sroce-off    the same module, gso_tx=0 and gro_rx=0 on both guests:
+#                each packet crosses the stack on its own, both ways
 #
 # rdma_rxe holds UDP port 4791 of the initial namespace from its load to
 # its unload, so sroce cannot bind beside it: each round loads rdma_rxe,
 # measures it, deletes its link and removes it, then loads sroce, measures
-# it with gso_tx=1, writes 0 to /sys/module/sroce/parameters/gso_tx on both
-# guests (no reload) and measures again, and removes it. Alternating the
-# setups round after round spreads the drift of a long boot (host load,
-# the guests' own state) over all of them alike.
+# it with GSO and GRO on, writes 0 to /sys/module/sroce/parameters/gso_tx
+# and gro_rx on both guests (no reload) and measures again, and removes
+# it. Alternating the setups round after round spreads the drift of a
+# long boot (host load, the guests' own state) over all of them alike.
 #
 # Each setup is measured on the clean wire at every eth0 MTU of BENCH_MTUS
 # in turn (set on both guests, the driver loaded: the device's active_mtu
@@ -47,7 +48,7 @@
 #                                         message is one packet whatever
 #                                         the MTU)
 #
-# and for each bandwidth run of sroce and sroce-nogso, the packets per
+# and for each bandwidth run of sroce and sroce-off, the packets per
 # stack crossing of the side that sends the data (B for WRITE and SEND, A
 # for the READ responses), from its device's port counters read before
 # and after the run: tx_packets / (tx_packets - tx_gso_packets +
@@ -59,7 +60,7 @@
 # and for netem, a table shows each figure as the median over the rounds
 # and, in brackets, the lowest and highest ("35.4 (31.0-38.2)"; a figure
 # of one round as it is), and a table under it the ratios sroce/rxe,
-# sroce/TCP and gso on/off (sroce over sroce-nogso), each computed within
+# sroce/TCP and on/off (sroce over sroce-off), each computed within
 # a round and shown as the median and range of the rounds' ratios, above
 # 1 where the first is better (A/B for bandwidth and packets per crossing,
 # B/A for latency). A "*" marks a figure some rounds did not give
@@ -91,7 +92,7 @@
 #                         (time a round leaves goes to the next). In a
 #                         round, after TCP, rxe gets a third of what is
 #                         left, sroce half of what is then left,
-#                         sroce-nogso the rest; a run gets at most 30 s
+#                         sroce-off the rest; a run gets at most 30 s
 #                         past its setup's share, one that would start past
 #                         it is SKIPPED, and a round that would start past
 #                         its end is SKIPPED whole
@@ -128,10 +129,10 @@ read -r -a BENCH_NETEM <<<"${BENCH_NETEM:-loss 2% delay 1ms reorder 10% duplicat
 BW_TESTS=(ib_write_bw ib_send_bw ib_read_bw)
 LAT_TESTS=(ib_read_lat ib_write_lat ib_send_lat)
 # The setups after TCP, in the order a round measures them.
-SETUPS=(rxe sroce sroce-nogso)
+SETUPS=(rxe sroce sroce-off)
 # The figures' runs are SETUP-COND-MTU: tcp, udp or one of SETUPS, on the
 # clean wire or under netem, at an eth0 MTU (rxe-clean-1500,
-# sroce-nogso-netem-1500, udp-clean-9000, ...); each figure once a round.
+# sroce-off-netem-1500, udp-clean-9000, ...); each figure once a round.
 
 # path_mtu VAR MTU: VAR is the RoCE path MTU on a netdev of MTU, as the
 # core's iboe_get_mtu() (and so sroce) has it: the largest of 4096, 2048,
@@ -542,14 +543,16 @@ in_guest() {
 		both_ok "$st"
 	}
 
-	# set_gso TAG 0|1: sroce's gso_tx off or on in both guests, which
-	# meet at gso-TAG; status as both_ok's.
+	# set_gso TAG 0|1: sroce's gso_tx and gro_rx off or on in both
+	# guests, which meet at gso-TAG; status as both_ok's.
 	set_gso() {
-		local st=ok p=/sys/module/sroce/parameters/gso_tx want=N
+		local st=ok p want=N
 		(($2 == 0)) || want=Y
-		if ! { echo "$2" >"$p" && [[ $(<"$p") == "$want" ]]; } 2>/dev/null; then
-			st="guest $ROLE: cannot set sroce's gso_tx to $2 (a sroce.ko without it?)"
-		fi
+		for p in /sys/module/sroce/parameters/{gso_tx,gro_rx}; do
+			if ! { echo "$2" >"$p" && [[ $(<"$p") == "$want" ]]; } 2>/dev/null; then
+				st="guest $ROLE: cannot set sroce's ${p##*/} to $2"
+			fi
+		done
 		meet "gso-$1" "$st"
 		both_ok "$st"
 	}
@@ -608,7 +611,7 @@ in_guest() {
 				miss_all "$s" clean "$mtu" "$WHY"
 				continue
 			fi
-			[[ $s == sroce-nogso ]] ||
+			[[ $s == sroce-off ]] ||
 				info "guest $ROLE $dev: eth0 MTU $mtu, active_mtu $ACTIVE_MTU, GID index $g4"
 			for t in "${BW_TESTS[@]}"; do
 				perftest_step "$s" clean "$mtu" "$t" $((BENCH_BW_SECS + 60)) \
@@ -641,7 +644,7 @@ in_guest() {
 	}
 
 	# phase DRIVER: its device up on both guests, its setups measured
-	# (rxe; or sroce, then sroce-nogso, which gets the rest of the
+	# (rxe; or sroce, then sroce-off, which gets the rest of the
 	# round), and the module gone again.
 	phase() {
 		local drv=$1 st=ok v
@@ -650,7 +653,7 @@ in_guest() {
 		meet "up-r$FIGURES_ROUND-$drv" "$st"
 		if ! both_ok "$st"; then
 			miss_setup "$drv" "$WHY"
-			[[ $drv == rxe ]] || miss_setup sroce-nogso "$WHY"
+			[[ $drv == rxe ]] || miss_setup sroce-off "$WHY"
 			driver_down
 			return 0
 		fi
@@ -669,9 +672,9 @@ in_guest() {
 			fi
 			share 1
 			if set_gso "r$FIGURES_ROUND-0" 0; then
-				setup_runs sroce-nogso
+				setup_runs sroce-off
 			else
-				miss_setup sroce-nogso "$WHY"
+				miss_setup sroce-off "$WHY"
 			fi
 		fi
 		driver_down
@@ -725,7 +728,7 @@ in_guest() {
 		DEADLINE=$ROUND_END
 		tcp_phase
 		# rxe, then sroce once rdma_rxe has given UDP port 4791 back;
-		# sroce-nogso gets the rest (phase).
+		# sroce-off gets the rest (phase).
 		share 3
 		phase rxe
 		share 2
@@ -786,21 +789,21 @@ bench_table() {
 		else
 			echo "netem on both guests' eth0: ${BENCH_NETEM[*]}; eth0 MTU $mtu (path MTU $pm)"
 		fi
-		print_table "$file" "$rows" "rxe=rxe-$c" "sroce=sroce-$c" "sroce-nogso=sroce-nogso-$c" \
+		print_table "$file" "$rows" "rxe=rxe-$c" "sroce=sroce-$c" "sroce-off=sroce-off-$c" \
 			"TCP=tcp-$c iperf3 throughput"
 		print_table "$file" "$rows" "sroce/rxe=sroce-$c/rxe-$c" \
-			"sroce/TCP=sroce-$c/tcp-$c iperf3 throughput" "gso on/off=sroce-$c/sroce-nogso-$c"
+			"sroce/TCP=sroce-$c/tcp-$c iperf3 throughput" "on/off=sroce-$c/sroce-off-$c"
 		v=$(figure "$file" "udp-$c" iperf3 throughput)
 		[[ $v == - ]] ||
 			echo "UDP (iperf3, $((pm + 32))-byte datagrams B -> A): $v MB/sec received"
 		echo
 	done
 	echo "A figure: the median over the rounds (lowest-highest). A ratio: computed in each"
-	echo "round, then its median (lowest-highest). sroce/rxe, sroce/TCP and gso on/off"
-	echo "(sroce/sroce-nogso) for bandwidth and pkts/crossing, the inverse for latency: above"
-	echo "1 means the first is better. pkts/crossing: packets the data's sender put on the"
-	echo "wire per trip through its IP stack. MB/sec: 2^20 bytes per second (perftest and"
-	echo "iperf3 -f M)."
+	echo "round, then its median (lowest-highest). sroce/rxe, sroce/TCP and on/off"
+	echo "(sroce/sroce-off: GSO and GRO on against off) for bandwidth and pkts/crossing,"
+	echo "the inverse for latency: above 1 means the first is better. pkts/crossing:"
+	echo "packets the data's sender put on the wire per trip through its IP stack."
+	echo "MB/sec: 2^20 bytes per second (perftest and iperf3 -f M)."
 	print_failures "$file"
 }
 
@@ -868,7 +871,7 @@ echo "  host load: before the boots $busy_boot; after them $busy_end"
 echo "  software: rdma-core $(version rdma-core), perftest $(version perftest), iperf3 $(version iperf3)"
 echo "  sroce: tree $tree when the guests booted, sroce.ko $ko"
 cat "$results"/A/info.txt "$results"/B/info.txt 2>/dev/null | sed 's/^/  /'
-echo "  $BENCH_ROUNDS rounds of TCP, rxe, sroce, sroce-nogso (gso_tx=0), each on the clean" \
+echo "  $BENCH_ROUNDS rounds of TCP, rxe, sroce, sroce-off (gso_tx=0 gro_rx=0), each on the clean" \
 	"wire at eth0 MTU ${MTUS[*]}, then under netem at $BASE_MTU; ${BENCH_BUDGET}s a round"
 echo "  perftest RC, one QP, A serves, B is the client: bandwidth 64 KiB messages for" \
 	"${BENCH_BW_SECS}s (-D), latency (MTU $BASE_MTU) 2 bytes x $BENCH_LAT_ITERS" \
