@@ -18,7 +18,6 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "check.h"
-#include "rc_conn.h"
 #include "open_device.h"
 #include "rc_conn.h"
 

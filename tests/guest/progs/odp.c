@@ -2298,7 +2298,8 @@ static void test_implicit(void)
 	amr = reg_implicit(&a, LW);
 	bmr = reg_implicit(&b, LW | IBV_ACCESS_REMOTE_WRITE |
 			       IBV_ACCESS_REMOTE_READ);
-	map_region(&src, REGION, pattern_memfd(REGION, next_seed++), 0, PROT_READ);
+	map_region(&src, REGION, pattern_memfd(REGION, next_seed++), 0,
+		   PROT_READ);
 	src.seed = next_seed - 1;
 	map_region(&back, REGION, -1, -1, PROT_READ | PROT_WRITE);
 	sparse = map_aligned(SPARSE, PROT_READ | PROT_WRITE);
