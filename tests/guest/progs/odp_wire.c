@@ -558,7 +558,8 @@ static void rc_srq(int n)
 		for (i = 0; i < 2; i++) {
 			expect_recv(QP_SRQ, n + i, len[i], 0, "SRQ receive");
 			check_pattern_in_zeros(landing(n + i), len[i], SEED_A,
-				     SRC_AT + i * 777, "SRQ receive");
+					       SRC_AT + i * 777,
+					       "SRQ receive");
 		}
 		tell(CTL_CHECKED);
 	} else {

@@ -26,6 +26,7 @@
 
 #include "check.h"
 #include "open_device.h"
+#include "rc_conn.h"
 
 #define QKEY_B		0x00005678u
 #define QKEY_OTHER	0x00009999u
@@ -50,8 +51,6 @@ static void setup(struct end *e, const char *dev, int gid_index, uint32_t qkey)
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-				 .qkey = qkey };
 
 	e->ctx = open_by_name(dev);
 	CHECK(e->ctx, "open %s", dev);
@@ -61,13 +60,7 @@ static void setup(struct end *e, const char *dev, int gid_index, uint32_t qkey)
 	init.send_cq = init.recv_cq = e->cq;
 	e->qp = ibv_create_qp(e->pd, &init);
 	CHECK(e->qp, "create UD QP: %s", strerror(errno));
-	CHECK(!ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			     IBV_QP_PORT | IBV_QP_QKEY), "INIT");
-	a.qp_state = IBV_QPS_RTR;
-	CHECK(!ibv_modify_qp(e->qp, &a, IBV_QP_STATE), "RTR");
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	CHECK(!ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), "RTS");
+	conn_ud_to_rts(e->qp, dev, qkey, 0);
 	e->buf = calloc(1, BUF);
 	e->mr = ibv_reg_mr(e->pd, e->buf, BUF, IBV_ACCESS_LOCAL_WRITE);
 	CHECK(e->buf && e->mr, "mr");
