@@ -24,7 +24,7 @@ PACKAGES=(
 	# module build
 	build-essential gcc bc flex bison libelf-dev sparse linux-headers-amd64
 	# guest harness
-	qemu-system-x86 busybox-static kmod cpio
+	qemu-system-x86 busybox-static kmod cpio xz-utils zstd
 	# tools used inside the guest
 	iproute2 iputils-ping procps tcpdump ethtool tshark
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev

@@ -56,6 +56,13 @@ pass() {
 	passed=$((passed + 1))
 }
 
+# Seconds each case took, boots included, kept for the summary at the end:
+# what to look at first when `make check` grows past its time limit.
+durations=()
+started=0
+clock_start() { started=$SECONDS; }
+clock_stop() { durations+=("$((SECONDS - started)) $1"); }
+
 # fail NAME REASON DIR...: report, then show where to look.
 fail() {
 	local name=$1 reason=$2 d
@@ -161,6 +168,7 @@ for t in "$REPO"/tests/guest/*.sh; do
 	dir=$results/guest/$case
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	clock_start
 	rc=0
 	"$G/run-guest" -t "$timeout" -r "$dir" -n "$case" --env "SROCE_IMPL=$impl" \
 		-- bash "$t" > "$dir/run.log" 2>&1 || rc=$?
@@ -180,6 +188,7 @@ for t in "$REPO"/tests/guest/*.sh; do
 			-- bash "$t" > "$dir/run.log" 2>&1 || rc=$?
 		reason=$(why "$dir" "$rc")
 	fi
+	clock_stop "$name"
 	if [[ -z $reason ]]; then
 		pass "$name"
 	else
@@ -198,8 +207,10 @@ for t in "$REPO"/tests/guest2/*.sh; do
 	# A case may ask for the UNIX socket wire (no delayed-ACK stalls, see
 	# run-guest-pair) with a "# Wire: unix" line in its header.
 	wire=$(sed -n 's/^# Wire: \([a-z]*\).*/\1/p' "$t")
+	clock_start
 	"$G/run-guest-pair" -t "$timeout" --wire "${wire:-tcp}" --env "SROCE_IMPL=$impl" \
 		"$dir" bash "$t" > "$dir/run.log" 2>&1 || true
+	clock_stop "$name"
 	reason=
 	for role in A B; do
 		r=$(why "$dir/$role" "$(cat "$dir/$role.rc" 2>/dev/null || echo 125)")
@@ -212,5 +223,9 @@ for t in "$REPO"/tests/guest2/*.sh; do
 	fi
 done
 
+if ((${#durations[@]})); then
+	echo "guest$tag: seconds per case, slowest first:"
+	printf '%s\n' "${durations[@]}" | sort -rn | sed 's/^/  /'
+fi
 echo "guest$tag: $passed passed, $failed failed"
 ((failed == 0))
