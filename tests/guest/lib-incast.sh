@@ -133,7 +133,7 @@ wait_line() {
 # go to $RESULTS/incast-NAME-probe.txt (incast.c's INCAST_TIMELINE).
 run_incast() {
 	local name=$1 out=$RESULTS/incast-$1.txt pid rc=0 d
-	local d0 m0 r0 c0 h0 l0 b0 t0 p0
+	local d0 m0 r0 c0 h0 l0 b0 t0 p0 qps
 	echo "$2" >$P/cnp
 	echo "$3" >$P/dcqcn
 	sender_args
@@ -143,13 +143,17 @@ run_incast() {
 		"${ARGS[@]}" >"$out" 2>&1 &
 	pid=$!
 	wait_line "$out" measuring $pid
+	# The rate of every sender QP (rdma resource show qp -dd), taken
+	# beside the first sample rather than after it: on a slow host the
+	# sample outlasted the run, and the QPs were gone when listed.
+	for d in "${SENDER_DEVS[@]}"; do
+		run_timeout 30 rdma resource show qp link $d/1 -dd || true
+	done >"$RESULTS/incast-$name-qps.txt" 2>&1 &
+	qps=$!
 	sample
 	d0=$S_DROPS m0=$S_MARKS r0=$S_RESENDS c0=$S_CNPS h0=$S_HANDLED l0=$S_LOST
 	b0=$S_SENT t0=$S_TIME p0=$S_PROBES
-	# The rate of every sender QP (rdma resource show qp -dd).
-	for d in "${SENDER_DEVS[@]}"; do
-		run_timeout 30 rdma resource show qp link $d/1 -dd || true
-	done >"$RESULTS/incast-$name-qps.txt" 2>&1
+	wait $qps || true
 	PACED=$(grep -c 'cc_rate_kbit' "$RESULTS/incast-$name-qps.txt" || true)
 	wait_line "$out" measured $pid
 	sample
