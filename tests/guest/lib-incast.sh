@@ -143,9 +143,9 @@ run_incast() {
 		"${ARGS[@]}" >"$out" 2>&1 &
 	pid=$!
 	wait_line "$out" measuring $pid
-	# The rate of every sender QP (rdma resource show qp -dd), taken
-	# beside the first sample rather than after it: on a slow host the
-	# sample outlasted the run, and the QPs were gone when listed.
+	# The rate of every sender QP (rdma resource show qp -dd), listed
+	# beside the first sample: on a slow host the sample can outlast the
+	# run, and a QP that is gone is not listed.
 	for d in "${SENDER_DEVS[@]}"; do
 		run_timeout 30 rdma resource show qp link $d/1 -dd || true
 	done >"$RESULTS/incast-$name-qps.txt" 2>&1 &
